@@ -1,0 +1,15 @@
+"""rulekit: answer extraction and scoring for LLM/VLM evaluations, written as data.
+
+    from rulekit import load_ruleset, Evaluator
+    ev = Evaluator(load_ruleset("vlmevalkit"))
+    decision = ev.decide(record)
+
+Heavy optional parts (vLLM, datasets, sympy) are imported only where used.
+"""
+__version__ = "0.1.0"
+
+from .compiler import load_ruleset  # noqa: E402
+from .engine import Evaluator  # noqa: E402
+from .records import Record  # noqa: E402
+
+__all__ = ["load_ruleset", "Evaluator", "Record", "__version__"]

@@ -1,0 +1,565 @@
+"""Ruleset → CompiledRuleset: plain callables and precompiled `regex` patterns.
+
+The engine never sees YAML or dicts. Patterns that depend on a record's options (`{letter}`,
+`{option}`) are expanded once per distinct option set and cached in `OptionSet.cache`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import regex
+
+from . import schema as S
+from .errors import Loc, RulesetError
+from .expr import Condition, compile_condition
+from .trace import Candidate
+
+REGEX_TIMEOUT = 1.0  # seconds per regex call; a timeout makes the record's outcome `error`
+
+
+class RegexTimeout(Exception):
+    """A regex ran past its time limit on one record."""
+
+
+# ---------------------------------------------------------------- options
+class OptionSet:
+    """A record's options, with per-step pattern expansions cached for reuse by every record that has
+    the same options."""
+
+    __slots__ = ("letters", "texts", "lower_texts", "length", "cache", "letter_list")
+
+    def __init__(self, choices: dict[str, str]):
+        self.letters = tuple(choices)
+        self.letter_list = list(self.letters)
+        self.texts = tuple(str(v) for v in choices.values())
+        self.lower_texts = tuple(t.lower() for t in self.texts)
+        self.length = sum(len(t) for t in self.texts)
+        self.cache: dict = {}
+
+
+_OPTION_SETS: dict[tuple, OptionSet] = {}
+
+
+def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
+    """The shared OptionSet for these choices (cached; bounded so odd inputs cannot grow it forever)."""
+    key = tuple(choices.items()) if choices else tuple((l, "") for l in fallback_letters)
+    found = _OPTION_SETS.get(key)
+    if found is None:
+        if len(_OPTION_SETS) > 50_000:
+            _OPTION_SETS.clear()
+        found = _OPTION_SETS[key] = OptionSet(dict(key))
+    return found
+
+
+# ---------------------------------------------------------------- prepare
+def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[[str], str] | None:
+    """A list of prepare ops → one function str → str (None when the list is empty)."""
+    fns: list[Callable[[str], str]] = []
+    for i, op in enumerate(ops):
+        if op == "strip":
+            fns.append(str.strip)
+        elif op == "lowercase":
+            fns.append(str.lower)
+        elif op == "uppercase":
+            fns.append(str.upper)
+        elif op == "collapse-whitespace":
+            fns.append(lambda t: " ".join(t.split()))
+        elif isinstance(op, S.StripOp):
+            chars = op.strip or None
+            fns.append(lambda t, c=chars: t.strip(c))
+        elif isinstance(op, S.StripEndsEachOp):
+            chars = tuple(op.strip_ends_each)
+
+            def strip_each(t: str, chars=chars) -> str:
+                for c in chars:
+                    t = t.strip(c)
+                return t
+            fns.append(strip_each)
+        elif isinstance(op, S.PadOp):
+            fns.append(lambda t, p=op.pad: p + t + p)
+        elif isinstance(op, S.ReplaceOp):
+            pairs = tuple(op.replace.items())
+
+            def replace(t: str, pairs=pairs) -> str:
+                for a, b in pairs:
+                    t = t.replace(a, b)
+                return t
+            fns.append(replace)
+        elif isinstance(op, S.RemoveRegexOp):
+            pattern = _compile_regex(op.remove_regex, loc_of(i))
+            fns.append(lambda t, p=pattern: _timed(p.sub, "", t))
+        elif isinstance(op, S.TruncateOp):
+            fns.append(lambda t, n=op.truncate: t[:n])
+    if not fns:
+        return None
+    if len(fns) == 1:
+        return fns[0]
+
+    def run(text: str) -> str:
+        for fn in fns:
+            text = fn(text)
+        return text
+    return run
+
+
+def _compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
+    try:
+        return regex.compile(pattern, regex.V0)
+    except regex.error as exc:
+        raise RulesetError(f"invalid regex `{pattern}`: {exc}", loc, code="E120") from None
+
+
+def _timed(fn, *args):
+    try:
+        return fn(*args, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        raise RegexTimeout() from None
+
+
+# ---------------------------------------------------------------- finds
+def _templates(value) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _expand(templates: tuple[str, ...], opts: OptionSet, lower: bool) -> list[tuple[str, str]]:
+    """(answer, needle) pairs: `{letter}` / `{option}` templates once per option, others as they are."""
+    out = []
+    for template in templates:
+        if "{letter}" in template or "{option}" in template:
+            for letter, text in zip(opts.letters, opts.texts):
+                needle = template.replace("{letter}", letter).replace("{option}", text)
+                out.append((letter, needle.lower() if lower else needle))
+        else:
+            out.append((template, template.lower() if lower else template))
+    return out
+
+
+class Finder:
+    """Base of compiled finds: `find(text, opts, full)` → candidates; `tokens` is set for token finds."""
+
+    description = ""
+
+    def find(self, text: str, opts: OptionSet, full: bool) -> list[Candidate]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _occurrences(text: str, needle: str, answer: Any, full: bool) -> list[Candidate]:
+    if needle == "":
+        return [Candidate(answer, len(text), len(text), "")]
+    first = text.find(needle)
+    if first < 0:
+        return []
+    n = len(needle)
+    if not full:
+        last = text.rfind(needle)
+        out = [Candidate(answer, first, first + n, needle)]
+        if last != first:
+            out.append(Candidate(answer, last, last + n, needle))
+        return out
+    out = []
+    pos = first
+    while pos >= 0:
+        out.append(Candidate(answer, pos, pos + n, needle))
+        pos = text.find(needle, pos + 1)
+    return out
+
+
+class LiteralFinder(Finder):
+    """Compiled `literal`/`phrases`/`option-text`: substring occurrences of expanded needles."""
+
+    def __init__(self, templates: tuple[str, ...], lower: bool, key: int, describe: str, option_text: bool = False):
+        self.templates, self.lower, self.key, self.option_text = templates, lower, key, option_text
+        self.description = describe
+
+    def needles(self, opts: OptionSet) -> list[tuple[str, str]]:
+        """The (answer, needle) pairs for this option set (cached)."""
+        found = opts.cache.get(self.key)
+        if found is None:
+            if self.option_text:
+                texts = opts.lower_texts if self.lower else opts.texts
+                found = list(zip(opts.letters, texts))
+            else:
+                found = _expand(self.templates, opts, self.lower)
+            opts.cache[self.key] = found
+        return found
+
+    def find(self, text, opts, full):
+        if self.lower:
+            text = text.lower()
+        out: list[Candidate] = []
+        for answer, needle in self.needles(opts):
+            if needle in text:
+                out.extend(_occurrences(text, needle, answer, full))
+        return out
+
+
+class TokenFinder(Finder):
+    """Compiled `token`: whole tokens after replacing separator characters with spaces."""
+
+    def __init__(self, templates: tuple[str, ...], separators: str, lower: bool, key: int, describe: str):
+        self.templates, self.lower, self.key = templates, lower, key
+        self.table = str.maketrans({c: " " for c in separators}) if separators else None
+        self.description = describe
+
+    def tokenize(self, text: str) -> tuple[list[str], list[int]]:
+        """Tokens and their start offsets in `text`."""
+        spaced = text.translate(self.table) if self.table else text
+        if self.lower:
+            spaced = spaced.lower()
+        tokens, starts = [], []
+        for m in _WS_TOKEN.finditer(spaced):
+            tokens.append(m.group())
+            starts.append(m.start())
+        return tokens, starts
+
+    def find(self, text, opts, full):
+        tokens, starts = self.tokenize(text)
+        self.last_token_count = len(tokens)
+        wanted = opts.cache.get(self.key)
+        if wanted is None:
+            wanted = opts.cache[self.key] = {needle: answer for answer, needle in _expand(self.templates, opts, self.lower)}
+        out, first_seen = [], {}
+        for i, tok in enumerate(tokens):
+            answer = wanted.get(tok)
+            if answer is not None:
+                first = first_seen.setdefault(answer, i)
+                out.append(Candidate(answer, starts[i], starts[i] + len(tok), tok, i, first))
+        return out
+
+
+_WS_TOKEN = regex.compile(r"\S+")
+
+
+class RegexFinder(Finder):
+    """Compiled `regex` (and `word`): matches of a precompiled pattern; the answer is a named group."""
+
+    def __init__(self, pattern: str, group: str, matches: str, transform: str, lower: bool, key: int,
+                 loc: Loc | None, describe: str):
+        self.group, self.matches, self.key, self.lower = group, matches, key, lower
+        self.transform = {"upper": str.upper, "lower": str.lower, "strip": str.strip}.get(transform)
+        self.per_options = "{letters}" in pattern or "{letter}" in pattern
+        self.source = pattern
+        self.loc = loc
+        self.description = describe
+        if not self.per_options:
+            self.pattern = _compile_regex(pattern, loc)
+            if group not in self.pattern.groupindex:
+                raise RulesetError(f"regex `{pattern}` has no named group `(?P<{group}>...)`", loc,
+                                   help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
+
+    def compiled(self, opts: OptionSet) -> regex.Pattern:
+        """The pattern for this option set (`{letters}` → a character class of the letters)."""
+        if not self.per_options:
+            return self.pattern
+        found = opts.cache.get(self.key)
+        if found is None:
+            letters = "".join(regex.escape(l) for l in opts.letters) or "^\\s\\S"
+            source = self.source.replace("{letters}", f"[{letters}]")
+            found = opts.cache[self.key] = _compile_regex(source, self.loc)
+        return found
+
+    def find(self, text, opts, full):
+        if self.lower:
+            text = text.lower()
+        pattern = self.compiled(opts)
+        if self.matches == "first":
+            m = _timed(pattern.search, text)
+            found = [m] if m else []
+        else:
+            found = list(_timed(pattern.finditer, text))
+            if self.matches == "last" and found:
+                found = found[-1:]
+        out = []
+        for m in found:
+            value = m.group(self.group)
+            if value is None:
+                continue
+            if self.transform:
+                value = self.transform(value)
+            out.append(Candidate(value, m.start(self.group), m.end(self.group), m.group()))
+        return out
+
+
+class WholeFinder(Finder):
+    """Compiled `whole`: the entire text is one candidate."""
+
+    description = "the whole text"
+
+    def find(self, text, opts, full):
+        return [Candidate(text, 0, len(text), text)]
+
+
+class TailAfterFinder(Finder):
+    """Compiled `tail-after`: per segment, the shortest non-empty tail after an indicator."""
+
+    def __init__(self, spec: S.TailAfterFind, loc: Loc | None):
+        self.indicators = tuple(spec.tail_after)
+        self.extra = tuple(spec.last_segment_extra)
+        self.split = _compile_regex(spec.split, loc) if spec.split else None
+        self.description = f"text after the last of {list(self.indicators)}" + (f" in segments split at /{spec.split}/" if spec.split else "")
+
+    def find(self, text, opts, full):
+        if self.split is not None:
+            pieces, spans, pos = [], [], 0
+            for m in _timed(self.split.finditer, text):
+                pieces.append(text[pos:m.start()])
+                spans.append(pos)
+                pos = m.end()
+            pieces.append(text[pos:])
+            spans.append(pos)
+        else:
+            pieces, spans = [text], [0]
+        out = []
+        last = len(pieces) - 1
+        for i, (piece, offset) in enumerate(zip(pieces, spans)):
+            indicators = self.indicators + self.extra if i == last else self.indicators
+            kept = None
+            for indicator in indicators:
+                if indicator in piece:
+                    tail = piece.split(indicator)[-1].strip()
+                    if not kept or len(tail) < len(kept):
+                        kept = tail
+            if kept:
+                start = offset + piece.rfind(kept)
+                out.append(Candidate(kept, start, start + len(kept), kept))
+        return out
+
+
+def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:
+    """One `find` entry → its Finder."""
+    if isinstance(find, S.LiteralFind):
+        t = _templates(find.literal)
+        return LiteralFinder(t, find.case == "ignore", key, f"literal {list(t)}")
+    if isinstance(find, S.PhrasesFind):
+        return LiteralFinder(tuple(find.phrases), find.case == "ignore", key, f"any of {len(find.phrases)} phrases")
+    if isinstance(find, S.OptionTextFind):
+        lower = find.option_text.case == "ignore"
+        return LiteralFinder((), lower, key, "option texts" + (" (ignoring case)" if lower else ""), option_text=True)
+    if isinstance(find, S.TokenFind):
+        t = _templates(find.token)
+        return TokenFinder(t, find.separators, find.case == "ignore", key,
+                           f"tokens {list(t)} split at {find.separators!r} and whitespace")
+    if isinstance(find, S.WordFind):
+        t = _templates(find.word)
+        parts = []
+        for x in t:
+            escaped = regex.escape(x)
+            if "{letter}" in x:
+                parts.append(escaped.replace(regex.escape("{letter}"), "(?P<answer>{letters})"))
+            else:
+                parts.append(f"(?P<answer>{escaped})")
+        pattern = r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)"
+        return RegexFinder(pattern, "answer", "all", "none", find.case == "ignore", key, loc, f"whole words {list(t)}")
+    if isinstance(find, S.RegexFind):
+        return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc,
+                           f"regex /{find.regex}/")
+    if isinstance(find, S.WholeFind):
+        return WholeFinder()
+    if isinstance(find, S.TailAfterFind):
+        return TailAfterFinder(find, loc)
+    raise RulesetError(f"unsupported find {find!r}", loc)  # pragma: no cover - schema prevents it
+
+
+# ---------------------------------------------------------------- picks
+NO_ANSWER = object()
+
+
+class Picker:
+    """Compiled `pick`: `pick(kept, text, opts)` → (answer or NO_ANSWER, reason)."""
+
+    def __init__(self, pick: Any, key: int):
+        self.pick = pick
+        self.key = key
+        if isinstance(pick, S.RightmostOf):
+            self.kind, self.template, self.ties = "rightmost-of", pick.rightmost_of, pick.ties
+        elif isinstance(pick, S.Rightmost):
+            self.kind, self.template, self.ties = "rightmost", None, pick.rightmost.ties
+        else:
+            self.kind, self.template, self.ties = pick, None, "option-order"
+
+    def __call__(self, kept: list[Candidate], text: str, opts: OptionSet):
+        if not kept:
+            return NO_ANSWER, "no candidates left"
+        kind = self.kind
+        if kind == "all":
+            return [c.answer for c in kept], f"all {len(kept)} candidates"
+        if kind == "first":
+            c = min(kept, key=lambda c: c.start)
+            return c.answer, f"first candidate, at {c.start}"
+        if kind == "last":
+            c = max(kept, key=lambda c: c.start)
+            return c.answer, f"last candidate, at {c.start}"
+        distinct = list(dict.fromkeys(c.answer for c in kept))
+        if kind == "only":
+            if len(distinct) == 1:
+                return distinct[0], "the only answer found"
+            return NO_ANSWER, f"{len(distinct)} different answers ({', '.join(map(str, distinct))}); `only` needs exactly one"
+        if len(distinct) == 1:
+            return distinct[0], "one answer found"
+        if self.ties == "option-order":
+            order = {l: i for i, l in enumerate(opts.letters)}
+            distinct.sort(key=lambda a: order.get(a, len(order)))
+        if kind == "rightmost":
+            pos = {}
+            for c in kept:
+                pos[c.answer] = max(pos.get(c.answer, -1), c.start)
+        else:
+            needles = opts.cache.get(self.key)
+            if needles is None:
+                needles = opts.cache[self.key] = {l: self.template.replace("{letter}", l).replace("{option}", t)
+                                                  for l, t in zip(opts.letters, opts.texts)}
+            pos = {a: text.rfind(needles.get(a, self.template.replace("{letter}", str(a)))) for a in distinct}
+        ranked = distinct if self.ties != "last" else list(reversed(distinct))
+        best = ranked[0]
+        for a in ranked[1:]:
+            if pos[a] > pos[best]:
+                best = a
+        shown = ", ".join(f"{a}@{pos[a]}" for a in distinct)
+        what = f"rfind of `{self.template}`" if self.template else "last occurrence"
+        return best, f"{len(distinct)} answers, {what}: {shown}; rightmost wins (ties: {self.ties})"
+
+
+# ---------------------------------------------------------------- steps and sections
+@dataclass
+class CompiledStep:
+    """A step ready to run."""
+
+    id: str
+    loc: Loc | None
+    look_in: str
+    prepare: Callable[[str], str] | None
+    when: Condition | None
+    finder: Finder | None
+    where: Condition | None
+    picker: Picker
+    answer: str | None
+    outcome: str
+    skip_to: int | None
+    also: list[Finder]
+    describe: str
+
+
+@dataclass
+class CompiledSection:
+    """A question type's pipeline ready to run."""
+
+    name: str
+    prepare: Callable[[str], str] | None
+    steps: list[CompiledStep]
+    fallback: Any
+    normalize: S.Normalize | None
+    compare: Any
+    letters_if_missing: tuple = ()
+
+
+@dataclass
+class CompiledRuleset:
+    """A validated, compiled ruleset. `sections` maps question type → CompiledSection."""
+
+    name: str
+    model: S.Ruleset
+    sections: dict[str, CompiledSection]
+    fingerprint: str
+    files: list[str]
+    data: Any = None
+    seed: int | None = None
+    stream: bool = field(default=False)
+
+
+_KEY = [0]
+
+
+def _next_key() -> int:
+    _KEY[0] += 1
+    return _KEY[0]
+
+
+def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection:
+    """Compile one section; `data` is its Loc-annotated YAML for error positions."""
+    raw_steps = data.get("steps", []) if data is not None else []
+
+    def step_loc(i: int, key: str | None = None) -> Loc | None:
+        if i >= len(raw_steps):
+            return None
+        node = raw_steps[i]
+        if key and hasattr(node, "locs") and key in node.locs:
+            return node.locs[key]
+        return getattr(node, "loc", None)
+
+    enabled = [(i, s) for i, s in enumerate(section.steps) if s.enabled]
+    ids = [s.id for _, s in enabled]
+    all_ids = [s.id for s in section.steps]
+    seen: dict[str, int] = {}
+    for i, s in enumerate(section.steps):
+        if s.id in seen:
+            raise RulesetError(f"duplicate step id `{s.id}` (also step {seen[s.id] + 1})", step_loc(i, "id"), code="E130")
+        seen[s.id] = i
+    steps = []
+    for position, (i, s) in enumerate(enabled):
+        prep_node = raw_steps[i].get("prepare", []) if i < len(raw_steps) else []
+        finder = compile_find(s.find, _next_key(), step_loc(i, "find")) if s.find is not None else None
+        also = [compile_find(f, _next_key(), step_loc(i, "also")) for f in s.also]
+        skip_to = None
+        if s.skip_to is not None:
+            if s.skip_to not in all_ids:
+                import difflib
+                close = difflib.get_close_matches(s.skip_to, all_ids, n=1)
+                raise RulesetError(f"`skip-to: {s.skip_to}` names no step", step_loc(i, "skip-to"),
+                                   help=f"did you mean `{close[0]}`?" if close else None, code="E131")
+            if s.skip_to in ids and ids.index(s.skip_to) <= position:
+                raise RulesetError(f"`skip-to: {s.skip_to}` must name a LATER step", step_loc(i, "skip-to"), code="E131")
+            skip_to = ids.index(s.skip_to) if s.skip_to in ids else len(ids)
+        if finder is None and s.answer is None and s.skip_to is None:
+            raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
+        when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
+        where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
+        steps.append(CompiledStep(
+            id=s.id, loc=step_loc(i), look_in=s.look_in,
+            prepare=compile_prepare(s.prepare, lambda k, n=prep_node: getattr(n, "locs", [None] * (k + 1))[k] if hasattr(n, "locs") else None),
+            when=when, finder=finder, where=where, picker=Picker(s.pick, _next_key()), answer=s.answer,
+            outcome=s.outcome, skip_to=skip_to, also=also,
+            describe=finder.description if finder else "nothing (fixed answer)"))
+    prep_node = data.get("prepare", []) if data is not None else []
+    prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
+    return CompiledSection(name, prepare, steps, section.fallback, section.normalize, section.compare,
+                           tuple(section.letters_if_missing))
+
+
+def load_ruleset(name_or_path: str) -> CompiledRuleset:
+    """Load (with `extends:`), validate and compile a ruleset by built-in name or path.
+
+    Raises RulesetError / ErrorGroup with every problem located in its file.
+    """
+    from pydantic import ValidationError
+
+    from .errors import ErrorGroup
+    from .loader import fingerprint, load_data, validation_errors
+
+    data, files = load_data(name_or_path)
+    try:
+        model = S.Ruleset.model_validate(data)
+    except ValidationError as exc:
+        raise ErrorGroup(validation_errors(exc, data)) from None
+    sections: dict[str, CompiledSection] = {}
+    errors: list[RulesetError] = []
+    for key, attr in (("multiple-choice", "multiple_choice"), ("open", "open")):
+        section = getattr(model, attr)
+        if section is None:
+            continue
+        try:
+            sections[key] = compile_section(key, section, data.get(key))
+        except ErrorGroup as exc:
+            errors.extend(exc.errors)
+        except RulesetError as exc:
+            errors.append(exc)
+    if errors:
+        raise ErrorGroup(errors)
+    if not sections:
+        raise RulesetError("the ruleset has no `multiple-choice` or `open` section", getattr(data, "loc", None), code="E133")
+    seeds = [s.fallback.random_option.seed for s in (model.multiple_choice, model.open)
+             if s is not None and isinstance(s.fallback, S.RandomOption)]
+    stream = any(s.fallback.random_option.order == "stream" for s in (model.multiple_choice, model.open)
+                 if s is not None and isinstance(s.fallback, S.RandomOption))
+    return CompiledRuleset(model.ruleset, model, sections, fingerprint(data, seeds[0] if seeds else None),
+                           [str(f) for f in files], data, seeds[0] if seeds else None, stream)

@@ -1,0 +1,284 @@
+"""Apply a compiled ruleset to records: prepare → steps in order → fallback → compare.
+
+`Evaluator.decide(record)` returns a `Decision` (with a step-by-step trace when asked). It is
+pure and deterministic: a random fallback draws from an RNG keyed by (seed, record id), unless the
+ruleset asks for `order: stream`, where one RNG is shared in input order.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Iterable, Iterator
+
+from . import schema as S
+from .compiler import NO_ANSWER, CompiledRuleset, CompiledSection, RegexTimeout, option_set
+from .records import Record
+from .trace import Candidate, Decision, StepTrace
+
+MAX_TRACE_CANDIDATES = 200
+
+
+class Env:
+    """What a condition can see: the step's text, the record, its options, the candidates."""
+
+    __slots__ = ("text", "record", "opts", "cands", "candidate", "tokens_count", "_words")
+
+    def __init__(self, text: str, record: Record, opts):
+        self.text, self.record, self.opts = text, record, opts
+        self.cands: list[Candidate] = []
+        self.candidate = None
+        self.tokens_count = None
+        self._words = None
+
+    def get(self, name: str) -> Any:
+        """Value of a condition variable (see expr.VARIABLES)."""
+        if name == "words":
+            if self._words is None:
+                self._words = len(self.text.split())
+            return self._words
+        if name == "length":
+            return len(self.text)
+        if name == "tokens":
+            return self.tokens_count if self.tokens_count is not None else self.get("words")
+        if name == "options":
+            return len(self.opts.letters)
+        if name == "options_length":
+            return self.opts.length
+        if name == "letters":
+            return self.opts.letter_list
+        if name == "candidates":
+            return len(self.cands)
+        if name == "distinct":
+            return len({c.answer if not isinstance(c.answer, list) else tuple(c.answer) for c in self.cands})
+        if name in ("question_type", "benchmark", "model"):
+            return getattr(self.record, name)
+        raise KeyError(name)  # pragma: no cover - names are checked at compile time
+
+
+class Evaluator:
+    """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed."""
+
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None = None):
+        self.ruleset = ruleset
+        self.seed_override = seed
+        self._streams: dict[str, random.Random] = {}
+
+    def seed_for(self, section: CompiledSection) -> int:
+        """The seed a section's random fallback uses."""
+        if self.seed_override is not None:
+            return self.seed_override
+        fb = section.fallback
+        return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
+
+    def run(self, records: Iterable[Record], trace: bool = False) -> Iterator[tuple[Record, Decision | None]]:
+        """Decide every record in order; a record whose question type has no section yields None."""
+        for record in records:
+            yield record, self.decide(record, trace)
+
+    def decide(self, record: Record, trace: bool = False) -> Decision | None:
+        """The decision on one record (None when the ruleset has no section for its question type)."""
+        section = self.ruleset.sections.get(record.question_type)
+        if section is None:
+            return None
+        traces: list[StepTrace] | None = [] if trace else None
+        try:
+            return self._decide(section, record, traces)
+        except RegexTimeout:
+            step = traces[-1].step if traces else self._current
+            return Decision(record.id, None, None, 0.0, "error", step,
+                            message=f"a regex of step `{step}` ran past its time limit", trace=traces)
+
+    _current: str | None = None
+
+    def _decide(self, section: CompiledSection, record: Record, traces: list | None) -> Decision:
+        opts = option_set(record.choices, section.letters_if_missing)
+        original = record.response if isinstance(record.response, str) else str(record.response)
+        prepared = section.prepare(original) if section.prepare else original
+        steps = section.steps
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            self._current = step.id
+            text = prepared if step.look_in == "prepared" else original
+            if step.prepare is not None:
+                text = step.prepare(text)
+            env = Env(text, record, opts)
+            when = step.when
+            if when is not None and not when.needs_candidates and not when(env):
+                if traces is not None:
+                    traces.append(_st(step, "skipped", f"`when: {when.source}` is false"))
+                i += 1
+                continue
+            cands = step.finder.find(text, opts, traces is not None) if step.finder is not None else []
+            env.cands = cands
+            if step.finder is not None and hasattr(step.finder, "last_token_count"):
+                env.tokens_count = step.finder.last_token_count
+            if when is not None and when.needs_candidates and not when(env):
+                if traces is not None:
+                    traces.append(_st(step, "skipped", f"`when: {when.source}` is false", cands))
+                i += 1
+                continue
+            kept = cands
+            if step.where is not None:
+                kept = []
+                for c in cands:
+                    env.candidate = c
+                    if step.where(env):
+                        kept.append(c)
+            if step.finder is not None and not kept:
+                if traces is not None:
+                    why = "nothing found" if not cands else f"`where: {step.where.source}` kept none of {len(cands)} candidates"
+                    traces.append(_st(step, "passed", why, cands, kept if step.where is not None else None))
+                i += 1
+                continue
+            if step.answer is not None:
+                answer, reason = step.answer, f"found, so the fixed answer `{step.answer}`"
+            else:
+                answer, reason = step.picker(kept, text, opts)
+                if answer is NO_ANSWER:
+                    if traces is not None:
+                        traces.append(_st(step, "passed", reason, cands, kept if step.where is not None else None))
+                    i += 1
+                    continue
+            if step.skip_to is not None:
+                if traces is not None:
+                    target = steps[step.skip_to].id if step.skip_to < len(steps) else "the fallback"
+                    traces.append(_st(step, "skipped-to", f"found; continue at `{target}`", cands))
+                i = step.skip_to
+                continue
+            if step.also:
+                answer = _with_also(answer, step.also, opts, traces is not None)
+            if traces is not None:
+                st = _st(step, "fired", reason, cands, kept if step.where is not None else None)
+                st.answer = answer
+                traces.append(st)
+            if section.normalize is not None:
+                answer = normalize_answers(answer, section.normalize)
+            correct = compare(section.compare, answer, record.answer, section.normalize)
+            return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id,
+                            trace=traces, text=prepared)
+        return self._fallback(section, record, opts, traces, prepared)
+
+    def _fallback(self, section, record, opts, traces, prepared) -> Decision:
+        fb = section.fallback
+        if fb is None:
+            return Decision(record.id, None, False, 0.0, "unresolved", None,
+                            message="no step fired and the ruleset has no fallback", trace=traces, text=prepared)
+        if isinstance(fb, S.RandomOption):
+            spec = fb.random_option
+            letters = opts.letter_list + [x for x in spec.extra if x not in opts.letters]
+            if not opts.letters:
+                return Decision(record.id, None, None, 0.0, "error", "random-option",
+                                message="random-option fallback: the record has no options", trace=traces, text=prepared)
+            seed = self.seed_for(section)
+            if spec.order == "stream":
+                rng = self._streams.get(section.name)
+                if rng is None:
+                    rng = self._streams[section.name] = random.Random(seed)
+            else:
+                rng = random.Random(f"{seed}\x1f{record.id}")
+            pred = rng.choice(letters)
+            correct = compare(section.compare, pred, record.answer, None)
+            return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "fallback", "random-option",
+                            k=len(letters), trace=traces, text=prepared)
+        if isinstance(fb, S.Constant):
+            correct = compare(section.compare, fb.constant, record.answer, None)
+            return Decision(record.id, fb.constant, correct, 1.0 if correct else 0.0, "fallback", "constant",
+                            trace=traces, text=prepared)
+        pred = fb.abstain
+        correct = compare(section.compare, pred, record.answer, None) if pred is not None else False
+        return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "abstain", "abstain",
+                        trace=traces, text=prepared)
+
+
+def _st(step, status, reason, cands=None, kept=None) -> StepTrace:
+    loc = step.loc
+    return StepTrace(step.id, status, reason, loc.line if loc else 0, loc.file if loc else "", step.describe,
+                     list(cands[:MAX_TRACE_CANDIDATES]) if cands else [],
+                     list(kept[:MAX_TRACE_CANDIDATES]) if kept is not None else None)
+
+
+def _with_also(answer, finders, opts, full) -> list:
+    answers = answer if isinstance(answer, list) else [answer]
+    extra = []
+    for a in answers:
+        for finder in finders:
+            extra.extend(c.answer for c in finder.find(str(a), opts, full))
+    return list(answers) + extra
+
+
+# ---------------------------------------------------------------- normalize and compare
+def normalize_value(value: Any, spec: S.Normalize) -> list:
+    """One answer → its normalized forms (a number, or one or two strings)."""
+    s = value if isinstance(value, str) else str(value)
+    if spec.strip:
+        s = s.strip()
+    if spec.number is not None:
+        t = s
+        for ch in spec.number.remove:
+            t = t.replace(ch, "")
+        try:
+            number = float(t)
+        except ValueError:
+            pass
+        else:
+            return [round(number, spec.number.round) if spec.number.round is not None else number]
+    if spec.lowercase:
+        s = s.lower()
+    if spec.pad_single_char is not None and len(s) == 1:
+        return [spec.pad_single_char + s, s + spec.pad_single_char]
+    return [s]
+
+
+def normalize_answers(answer: Any, spec: S.Normalize) -> list:
+    """Normalize every extracted answer; dedupe keeping first occurrences when asked."""
+    out = []
+    for a in (answer if isinstance(answer, list) else [answer]):
+        out.extend(normalize_value(a, spec))
+    if spec.dedupe:
+        seen, unique = set(), []
+        for v in out:
+            key = (type(v) is str, v)
+            if key not in seen:
+                seen.add(key)
+                unique.append(v)
+        out = unique
+    return out
+
+
+def compare(kind: Any, pred: Any, gold: Any, normalize: S.Normalize | None) -> bool:
+    """Is `pred` correct for `gold` under the section's `compare`?"""
+    if pred is None:
+        return False
+    golds = gold if isinstance(gold, list) else [gold]
+    if kind == "letter":
+        return any(pred == (g if isinstance(g, str) else str(g)) for g in golds if g is not None)
+    if kind == "contains-or-number":
+        spec = normalize or S.Normalize()
+        norm = []
+        for g in golds:
+            if g is not None:
+                norm.extend(normalize_value(g if isinstance(g, str) else str(g), spec))
+        for p in (pred if isinstance(pred, list) else [pred]):
+            if isinstance(p, str):
+                if any(isinstance(g, str) and g in p for g in norm):
+                    return True
+            elif any(type(g) is not str and p == g for g in norm):
+                return True
+        return False
+    opts = kind.exact
+    a = pred if isinstance(pred, str) else str(pred)
+    if opts.strip:
+        a = a.strip()
+    if opts.case == "ignore":
+        a = a.lower()
+    for g in golds:
+        if g is None:
+            continue
+        b = g if isinstance(g, str) else str(g)
+        if opts.strip:
+            b = b.strip()
+        if opts.case == "ignore":
+            b = b.lower()
+        if a == b:
+            return True
+    return False

@@ -1,0 +1,224 @@
+"""Conditions (`when:`, `where:`): Lark grammar → small AST → plain Python closures. Never `eval`.
+
+Names a condition can use (see `VARIABLES`) are resolved at compile time, so a misspelt name is a
+ruleset error with its file:line:col, not a run-time surprise.
+"""
+from __future__ import annotations
+
+import difflib
+import operator
+from functools import lru_cache
+from typing import Any, Callable
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from .errors import ExpressionError, Loc
+from .resources import resource_dir
+
+# name → documentation. `step` names are known for the whole step, `candidate` names inside `where:`.
+VARIABLES = {
+    "words": "number of whitespace-separated words in the step's text (`len(text.split())`).",
+    "length": "number of characters in the step's text.",
+    "tokens": "number of tokens of the step's `token` find (its own separators), else `words`.",
+    "options": "number of options of the record.",
+    "options_length": "total characters of all option texts (as given, before any lowercasing).",
+    "letters": "the option letters, in option order (use with `in`).",
+    "candidates": "number of candidates the step's find produced (before `where`).",
+    "distinct": "number of distinct answers among those candidates.",
+    "answer": "(where) the candidate's answer.",
+    "start": "(where) character offset where the candidate starts.",
+    "end": "(where) character offset where the candidate ends.",
+    "index": "(where) token index of the candidate (token finds), else -1.",
+    "first_index": "(where) token index of the first occurrence of the candidate's answer.",
+    "question_type": "the record's question type (`multiple-choice` or `open`).",
+    "benchmark": "the record's benchmark name.",
+    "model": "the record's model label.",
+    "meta.NAME": "a field of the record's `meta` (None when absent).",
+}
+CANDIDATE_NAMES = {"answer", "start", "end", "index", "first_index"}
+NEEDS_CANDIDATES = {"candidates", "distinct"} | CANDIDATE_NAMES
+
+FUNCTIONS = {
+    "contains": "contains(S): the step's text contains the string S.",
+    "count": "count(S): occurrences of S in the step's text (non-overlapping).",
+    "len": "len(X): length of a string or list.",
+    "lower": "lower(S): S lowercased.",
+    "upper": "upper(S): S uppercased.",
+}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1}
+
+_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True)
+
+
+class Condition:
+    """A compiled condition: call it with an Env; `names` lists the variables it reads."""
+
+    __slots__ = ("source", "fn", "names")
+
+    def __init__(self, source: str, fn: Callable, names: set[str]):
+        self.source, self.fn, self.names = source, fn, names
+
+    def __call__(self, env: Any) -> bool:
+        return bool(self.fn(env))
+
+    @property
+    def needs_candidates(self) -> bool:
+        """True when the condition reads candidate statistics, so it runs after the step's find."""
+        return bool(self.names & NEEDS_CANDIDATES)
+
+
+@v_args(inline=True)
+class _Build(Transformer):
+    """AST → closures of one argument (the Env)."""
+
+    def __init__(self, names: set[str], allow_candidate: bool):
+        super().__init__()
+        self.names = names
+        self.allow_candidate = allow_candidate
+
+    def number(self, tok):
+        value = float(tok) if "." in tok else int(tok)
+        return lambda env: value
+
+    def string(self, tok):
+        value = tok[1:-1]
+        return lambda env: value
+
+    def true(self):
+        return lambda env: True
+
+    def false(self):
+        return lambda env: False
+
+    def var(self, tok: Token):
+        name = str(tok)
+        if name.startswith("meta."):
+            key = name[5:]
+            self.names.add(name)
+            return lambda env: env.record.meta.get(key)
+        if name not in VARIABLES:
+            raise _NameProblem(tok, f"unknown name `{name}`", difflib.get_close_matches(name, list(VARIABLES), n=1))
+        if name in CANDIDATE_NAMES and not self.allow_candidate:
+            raise _NameProblem(tok, f"`{name}` describes one candidate and is only known in `where:`", [])
+        self.names.add(name)
+        if name in CANDIDATE_NAMES:
+            return lambda env: getattr(env.candidate, name)
+        return lambda env: env.get(name)
+
+    def call(self, tok: Token, args=None):
+        name = str(tok)
+        fns = list(args.children) if args is not None else []
+        if name not in FUNCTIONS:
+            raise _NameProblem(tok, f"unknown function `{name}`", difflib.get_close_matches(name, list(FUNCTIONS), n=1))
+        if len(fns) != _ARITY[name]:
+            raise _NameProblem(tok, f"`{name}` takes {_ARITY[name]} argument(s), got {len(fns)}", [])
+        arg = fns[0]
+        if name == "contains":
+            return lambda env: arg(env) in env.text
+        if name == "count":
+            return lambda env: env.text.count(arg(env))
+        if name == "len":
+            return lambda env: len(arg(env))
+        if name == "lower":
+            return lambda env: str(arg(env)).lower()
+        return lambda env: str(arg(env)).upper()
+
+    def list(self, args=None):
+        fns = list(args.children) if args is not None else []
+        return lambda env: [f(env) for f in fns]
+
+    def negate(self, a):
+        return lambda env: -a(env)
+
+    def arith(self, a, op, b):
+        fn = _ARITH[str(op)]
+        return lambda env: fn(a(env), b(env))
+
+    def compare(self, a, op, b):
+        fn = _CMP[str(op)]
+        return lambda env: _safe_cmp(fn, a(env), b(env))
+
+    def in_(self, a, b):
+        return lambda env: a(env) in b(env)
+
+    def not_in(self, a, b):
+        return lambda env: a(env) not in b(env)
+
+    def not_(self, a):
+        return lambda env: not a(env)
+
+    def and_(self, a, b):
+        return lambda env: a(env) and b(env)
+
+    def or_(self, a, b):
+        return lambda env: a(env) or b(env)
+
+
+def _safe_cmp(fn, a, b):
+    try:
+        return fn(a, b)
+    except TypeError:
+        return False
+
+
+class _NameProblem(Exception):
+    def __init__(self, tok: Token, message: str, close: list[str]):
+        super().__init__(message)
+        self.tok, self.message, self.close = tok, message, close
+
+
+def compile_condition(source: str, loc: Loc | None = None, *, where: bool = False) -> Condition:
+    """Parse and compile a condition; errors carry the position inside the ruleset file."""
+    if not isinstance(source, str):
+        source = str(source).lower() if isinstance(source, bool) else str(source)
+    names: set[str] = set()
+    try:
+        tree = _parser().parse(source)
+        fn = _Build(names, where).transform(tree)
+    except VisitError as exc:
+        inner = exc.orig_exc
+        if isinstance(inner, _NameProblem):
+            hint = f"did you mean `{inner.close[0]}`?" if inner.close else "see `rulekit vocabulary` for the names"
+            raise ExpressionError(inner.message, _shift(loc, inner.tok.column), help=hint, code="E201") from None
+        raise
+    except UnexpectedInput as exc:
+        raise ExpressionError(_describe(exc, source), _shift(loc, getattr(exc, "column", 1)),
+                              help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
+    return Condition(source, fn, names)
+
+
+def _shift(loc: Loc | None, column: int | None) -> Loc | None:
+    if loc is None:
+        return None
+    return Loc(loc.file, loc.line, loc.col + max((column or 1) - 1, 0))
+
+
+def _describe(exc: UnexpectedInput, source: str) -> str:
+    if isinstance(exc, UnexpectedEOF):
+        return f"condition `{source}` ends too early; expected {_expected(exc.expected)}"
+    if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            return f"condition `{source}` ends too early; expected {_expected(exc.expected)}"
+        return f"unexpected `{exc.token}` in condition; expected {_expected(exc.expected)}"
+    if isinstance(exc, UnexpectedCharacters):
+        return f"unexpected character `{source[exc.pos_in_stream]}` in condition `{source}`"
+    return f"cannot parse condition `{source}`"
+
+
+_TERMINAL_NAMES = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string", "LPAR": "`(`", "RPAR": "`)`",
+                   "LSQB": "`[`", "RSQB": "`]`", "CMP": "a comparison", "ADD": "`+`/`-`", "MUL": "`*`/`/`",
+                   "COMMA": "`,`", "MINUS": "`-`", "NOT": "`not`", "AND": "`and`", "OR": "`or`", "IN": "`in`",
+                   "TRUE": "`true`", "FALSE": "`false`"}
+
+
+def _expected(expected) -> str:
+    names = sorted({_TERMINAL_NAMES.get(e, e.lower()) for e in expected})
+    return ", ".join(names[:6]) if names else "more"

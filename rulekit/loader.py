@@ -1,0 +1,317 @@
+"""Ruleset files → validated `schema.Ruleset`, with every node's file:line:col kept.
+
+YAML is composed into nodes and turned into `LocDict`/`LocList` (plain dict/list subclasses that
+remember where each key and item came from), so schema errors, expression errors and traces point
+back into the file that wrote them, also through `extends:` and `from:`.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+from pydantic import ValidationError
+
+from .errors import ErrorGroup, Loc, RulesetError
+from .resources import builtin_rulesets
+
+
+class LocDict(dict):
+    """A YAML mapping that knows the location of itself (`loc`) and of each key (`locs`)."""
+
+    loc: Loc
+    locs: dict
+
+
+class LocList(list):
+    """A YAML sequence that knows the location of itself (`loc`) and of each item (`locs`)."""
+
+    loc: Loc
+    locs: list
+
+
+def _loc(file: str, node: yaml.Node) -> Loc:
+    return Loc(file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _convert(file: str, node: yaml.Node, errors: list[RulesetError]) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        out = LocDict()
+        out.loc, out.locs = _loc(file, node), {}
+        for key_node, value_node in node.value:
+            key = _convert(file, key_node, errors)
+            if not isinstance(key, str):
+                errors.append(RulesetError(f"keys must be strings, got {key!r}", _loc(file, key_node), code="E102"))
+                key = str(key)
+            if key in out:
+                errors.append(RulesetError(f"duplicate key `{key}` (the first one, at line {out.locs[key].line}, would be silently lost)",
+                                           _loc(file, key_node), code="E103"))
+            out[key] = _convert(file, value_node, errors)
+            out.locs[key] = _loc(file, value_node)
+            out.locs["@key:" + key] = _loc(file, key_node)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        out = LocList(_convert(file, item, errors) for item in node.value)
+        out.loc, out.locs = _loc(file, node), [_loc(file, item) for item in node.value]
+        return out
+    value = yaml.SafeLoader.construct_scalar(_SCALAR_LOADER, node)
+    if node.tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
+        return value
+    return _SCALAR_LOADER.construct_object(node, deep=True)
+
+
+_SCALAR_LOADER = yaml.SafeLoader("")
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse one YAML file into Loc-annotated data; raise RulesetError with position on syntax errors."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesetError(f"cannot read ruleset: {exc.strerror}", Loc(file, 0, 0), code="E101") from None
+    errors: list[RulesetError] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        indent = line[: len(line) - len(line.lstrip())]
+        if "\t" in indent:
+            errors.append(RulesetError("tab used for indentation", Loc(file, number, indent.index("\t") + 1),
+                                       help="YAML indentation must use spaces", code="E104"))
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = Loc(file, mark.line + 1, mark.column + 1) if mark else Loc(file, 0, 0)
+        problem = getattr(exc, "problem", None) or str(exc)
+        context = getattr(exc, "context", None)
+        raise ErrorGroup(errors + [RulesetError(f"invalid YAML: {problem}" + (f" ({context})" if context else ""),
+                                                loc, code="E101")]) from None
+    if node is None:
+        raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")
+    data = _convert(file, node, errors)
+    if errors:
+        raise ErrorGroup(errors)
+    return data
+
+
+def resolve_path(name_or_path: str, relative_to: Path | None = None) -> Path:
+    """A built-in ruleset name or a path (relative to the including file) → an existing path."""
+    builtins = builtin_rulesets()
+    if name_or_path in builtins:
+        return builtins[name_or_path]
+    candidates = [Path(name_or_path)]
+    if relative_to is not None:
+        candidates.insert(0, relative_to.parent / name_or_path)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    close = difflib.get_close_matches(name_or_path, list(builtins), n=1)
+    hint = f"did you mean `{close[0]}`?" if close else f"built-in rulesets: {', '.join(builtins)}"
+    raise RulesetError(f"no ruleset named `{name_or_path}` and no such file", help=hint, code="E105")
+
+
+SECTIONS = ("multiple-choice", "open")
+_STEP_PLACEMENT = ("before", "after", "drop")
+
+
+def _merge_section(parent: dict, child: dict, file: str) -> dict:
+    """Child section keys replace the parent's; `steps` merge by id (override keys, drop, insert)."""
+    merged = LocDict(parent)
+    merged.loc, merged.locs = getattr(child, "loc", None), dict(getattr(parent, "locs", {}))
+    merged.locs.update(getattr(child, "locs", {}))
+    for key, value in child.items():
+        if key == "steps" and "steps" in parent:
+            merged["steps"] = _merge_steps(parent["steps"], value, file)
+        elif key != "from":
+            merged[key] = value
+    return merged
+
+
+def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
+    steps = LocList(parent_steps)
+    steps.loc, steps.locs = getattr(child_steps, "loc", None), list(getattr(parent_steps, "locs", []))
+    for index, override in enumerate(child_steps):
+        loc = child_steps.locs[index] if hasattr(child_steps, "locs") else None
+        if not isinstance(override, dict) or "id" not in override:
+            raise RulesetError("a step in a ruleset that extends another needs an `id`", loc, code="E106")
+        ids = [s.get("id") for s in steps]
+        step_id = override["id"]
+        if step_id in ids:
+            at = ids.index(step_id)
+            if override.get("drop"):
+                del steps[at]
+                del steps.locs[at]
+                continue
+            combined = LocDict(steps[at])
+            combined.loc = steps[at].loc
+            combined.locs = dict(steps[at].locs)
+            for key, value in override.items():
+                if key in _STEP_PLACEMENT:
+                    continue
+                if value is None:
+                    combined.pop(key, None)
+                else:
+                    combined[key] = value
+                    combined.locs[key] = override.locs.get(key, loc)
+                    combined.locs["@key:" + key] = override.locs.get("@key:" + key, loc)
+            steps[at] = combined
+            continue
+        if override.get("drop"):
+            raise RulesetError(f"cannot drop step `{step_id}`: the parent has no such step", loc,
+                               help=_did_you_mean(step_id, ids), code="E106")
+        new = LocDict({k: v for k, v in override.items() if k not in _STEP_PLACEMENT})
+        new.loc, new.locs = override.loc, override.locs
+        position = len(steps)
+        for key, delta in (("before", 0), ("after", 1)):
+            if key in override:
+                if override[key] not in ids:
+                    raise RulesetError(f"`{key}: {override[key]}` names no step of the parent", loc,
+                                       help=_did_you_mean(override[key], ids), code="E106")
+                position = ids.index(override[key]) + delta
+        steps.insert(position, new)
+        steps.locs.insert(position, loc)
+    return steps
+
+
+def _did_you_mean(word: str, choices: list) -> str | None:
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]]:
+    """Read a ruleset and everything it extends into one merged Loc-annotated mapping.
+
+    Returns the merged data and the list of files read (for fingerprints and error messages).
+    """
+    path = resolve_path(name_or_path)
+    key = str(path.resolve())
+    if key in _seen:
+        chain = " → ".join(Path(p).name for p in _seen + (key,))
+        raise RulesetError(f"`extends:` cycle: {chain}", Loc(str(path), 1, 1), code="E107")
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise RulesetError("a ruleset must be a mapping (ruleset:, steps:, ...)", Loc(str(path), 1, 1), code="E100")
+    files = [path]
+    seen = _seen + (key,)
+    for section in SECTIONS:
+        source = data.get(section, {}).get("from") if isinstance(data.get(section), dict) else None
+        if source:
+            other, other_files = load_data(_resolve_relative(source, path), seen)
+            files += other_files
+            if section not in other:
+                raise RulesetError(f"`from: {source}`: that ruleset has no `{section}` section",
+                                   data[section].locs.get("from"), code="E106")
+            data[section] = _merge_section(other[section], data[section], str(path))
+    parent_name = data.get("extends")
+    if not parent_name:
+        return data, files
+    parent, parent_files = load_data(_resolve_relative(parent_name, path), seen)
+    merged = LocDict(parent)
+    merged.loc, merged.locs = data.loc, dict(parent.locs)
+    for key_, value in data.items():
+        if key_ == "extends":
+            continue
+        if key_ in SECTIONS and key_ in parent and isinstance(value, dict):
+            merged[key_] = _merge_section(parent[key_], value, str(path))
+        else:
+            merged[key_] = value
+        merged.locs[key_] = data.locs.get(key_)
+        merged.locs["@key:" + key_] = data.locs.get("@key:" + key_)
+    if "examples" not in data:
+        merged.pop("examples", None)
+    merged["ruleset"] = data.get("ruleset", path.stem)
+    return merged, parent_files + files
+
+
+def _resolve_relative(name: str, including: Path) -> str:
+    local = including.parent / name
+    if name not in builtin_rulesets() and local.is_file():
+        return str(local)
+    return name
+
+
+def fingerprint(data: Any, seed: int | None) -> str:
+    """Short hash of a ruleset's merged, normalized content and the seed: a number's provenance."""
+    blob = orjson.dumps(_plain(data), option=orjson.OPT_SORT_KEYS) + f"|seed={seed}".encode()
+    return hashlib.sha256(blob).hexdigest()[:12]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if k not in ("examples", "summary", "description")}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def locate(data: Any, path: tuple) -> Loc | None:
+    """Best location for a pydantic error path: the deepest node on the path that has one."""
+    best = getattr(data, "loc", None)
+    node = data
+    for part in path:
+        if isinstance(node, dict) and part in node:
+            best = node.locs.get(part, best) if hasattr(node, "locs") else best
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            best = node.locs[part] if hasattr(node, "locs") else best
+        else:
+            break
+        node = node[part]
+    return best
+
+
+def key_loc(data: Any, path: tuple) -> Loc | None:
+    """Location of the KEY at the end of `path` (for unknown-key errors)."""
+    parent = data
+    for part in path[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return locate(data, path)
+    if hasattr(parent, "locs") and isinstance(path[-1], str):
+        return parent.locs.get("@key:" + path[-1]) or locate(data, path)
+    return locate(data, path)
+
+
+def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
+    """Turn pydantic errors into located, friendly RulesetErrors (with did-you-mean for keys)."""
+    from .schema import known_keys
+
+    out: list[RulesetError] = []
+    seen: set = set()
+    for err in exc.errors():
+        path = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            key = path[-1]
+            allowed = known_keys(data, path[:-1])
+            hint = _did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
+            error = RulesetError(f"unknown key `{key}`", key_loc(data, path), help=hint, code="E110")
+        elif kind == "missing":
+            error = RulesetError(f"missing required key `{path[-1]}`", locate(data, path[:-1]), code="E111")
+        elif kind in ("union_tag_invalid", "union_tag_not_found"):
+            ctx = err.get("ctx", {})
+            expected = ctx.get("expected_tags", "")
+            got = ctx.get("tag", "")
+            names = [t.strip().strip("'") for t in str(expected).split(",")]
+            hint = _did_you_mean(got, names) if got else None
+            what = f"unknown {_kind_name(path)} `{got}`" if got else f"cannot tell which {_kind_name(path)} this is"
+            error = RulesetError(what, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
+        else:
+            where = ".".join(str(p) for p in path)
+            error = RulesetError(f"`{where}`: {err['msg']}", locate(data, path), code="E113")
+        ident = (str(error.loc), error.message)
+        if ident not in seen:
+            seen.add(ident)
+            out.append(error)
+    return out
+
+
+def _kind_name(path: tuple) -> str:
+    for part in reversed(path):
+        if part in ("find", "pick", "fallback", "compare", "prepare", "normalize"):
+            return {"prepare": "prepare op"}.get(part, part)
+        if isinstance(part, str) and part in ("also",):
+            return "find"
+    return "entry"
