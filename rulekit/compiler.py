@@ -111,8 +111,10 @@ def _compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
 
 
 def _timed(fn, *args):
+    """Call a regex method with the time limit; iterators are consumed inside the limit."""
     try:
-        return fn(*args, timeout=REGEX_TIMEOUT)
+        result = fn(*args, timeout=REGEX_TIMEOUT)
+        return list(result) if fn.__name__ == "finditer" else result
     except TimeoutError:
         raise RegexTimeout() from None
 
@@ -267,7 +269,7 @@ class RegexFinder(Finder):
             m = _timed(pattern.search, text)
             found = [m] if m else []
         else:
-            found = list(_timed(pattern.finditer, text))
+            found = _timed(pattern.finditer, text)
             if self.matches == "last" and found:
                 found = found[-1:]
         out = []
@@ -495,35 +497,46 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
         if s.id in seen:
             raise RulesetError(f"duplicate step id `{s.id}` (also step {seen[s.id] + 1})", step_loc(i, "id"), code="E130")
         seen[s.id] = i
-    steps = []
+    steps, errors = [], []
     for position, (i, s) in enumerate(enabled):
-        prep_node = raw_steps[i].get("prepare", []) if i < len(raw_steps) else []
-        finder = compile_find(s.find, _next_key(), step_loc(i, "find")) if s.find is not None else None
-        also = [compile_find(f, _next_key(), step_loc(i, "also")) for f in s.also]
-        skip_to = None
-        if s.skip_to is not None:
-            if s.skip_to not in all_ids:
-                import difflib
-                close = difflib.get_close_matches(s.skip_to, all_ids, n=1)
-                raise RulesetError(f"`skip-to: {s.skip_to}` names no step", step_loc(i, "skip-to"),
-                                   help=f"did you mean `{close[0]}`?" if close else None, code="E131")
-            if s.skip_to in ids and ids.index(s.skip_to) <= position:
-                raise RulesetError(f"`skip-to: {s.skip_to}` must name a LATER step", step_loc(i, "skip-to"), code="E131")
-            skip_to = ids.index(s.skip_to) if s.skip_to in ids else len(ids)
-        if finder is None and s.answer is None and s.skip_to is None:
-            raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
-        when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
-        where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
-        steps.append(CompiledStep(
-            id=s.id, loc=step_loc(i), look_in=s.look_in,
-            prepare=compile_prepare(s.prepare, lambda k, n=prep_node: getattr(n, "locs", [None] * (k + 1))[k] if hasattr(n, "locs") else None),
-            when=when, finder=finder, where=where, picker=Picker(s.pick, _next_key()), answer=s.answer,
-            outcome=s.outcome, skip_to=skip_to, also=also,
-            describe=finder.description if finder else "nothing (fixed answer)"))
+        try:
+            steps.append(_compile_step(position, i, s, raw_steps, ids, all_ids, step_loc))
+        except RulesetError as exc:
+            errors.append(exc)
+    if errors:
+        from .errors import ErrorGroup
+        raise ErrorGroup(errors)
     prep_node = data.get("prepare", []) if data is not None else []
     prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, section.compare,
                            tuple(section.letters_if_missing))
+
+
+def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> CompiledStep:
+    """Compile one enabled step (position among enabled steps, i among all steps)."""
+    prep_node = raw_steps[i].get("prepare", []) if i < len(raw_steps) else []
+    finder = compile_find(s.find, _next_key(), step_loc(i, "find")) if s.find is not None else None
+    also = [compile_find(f, _next_key(), step_loc(i, "also")) for f in s.also]
+    skip_to = None
+    if s.skip_to is not None:
+        if s.skip_to not in all_ids:
+            import difflib
+            close = difflib.get_close_matches(s.skip_to, all_ids, n=1)
+            raise RulesetError(f"`skip-to: {s.skip_to}` names no step", step_loc(i, "skip-to"),
+                               help=f"did you mean `{close[0]}`?" if close else None, code="E131")
+        if s.skip_to in ids and ids.index(s.skip_to) <= position:
+            raise RulesetError(f"`skip-to: {s.skip_to}` must name a LATER step", step_loc(i, "skip-to"), code="E131")
+        skip_to = ids.index(s.skip_to) if s.skip_to in ids else len(ids)
+    if finder is None and s.answer is None and s.skip_to is None:
+        raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
+    when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
+    where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
+    return CompiledStep(
+        id=s.id, loc=step_loc(i), look_in=s.look_in,
+        prepare=compile_prepare(s.prepare, lambda k, n=prep_node: n.locs[k] if hasattr(n, "locs") else None),
+        when=when, finder=finder, where=where, picker=Picker(s.pick, _next_key()), answer=s.answer,
+        outcome=s.outcome, skip_to=skip_to, also=also,
+        describe=finder.description if finder else "nothing (fixed answer)")
 
 
 def load_ruleset(name_or_path: str) -> CompiledRuleset:

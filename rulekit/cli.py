@@ -1,0 +1,323 @@
+"""The `rulekit` command: a thin click layer over evaluate, report, explain, diff and check."""
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from .errors import ErrorGroup, RulekitError, UsageError
+
+_ERR = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _out() -> Console:
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, soft_wrap=False, width=200)
+    return console
+
+
+def user_errors(fn):
+    """Turn rulekit errors into a rendered message and exit code 2 (no traceback unless --debug)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        ctx = click.get_current_context()
+        try:
+            return fn(*args, **kwargs)
+        except RulekitError as exc:
+            if ctx.find_root().params.get("debug"):
+                raise
+            _ERR.print(exc.render(), markup=False)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            _ERR.print("interrupted; no partial output was written", markup=False)
+            ctx.exit(130)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
+@click.version_option(package_name="rulekit")
+def main(debug: bool) -> None:
+    """rulekit — answer extraction and scoring for LLM/VLM evaluations, as data."""
+
+
+def _load(names: tuple[str, ...]):
+    from .compiler import load_ruleset
+
+    loaded, errors = [], []
+    for name in names:
+        try:
+            loaded.append(load_ruleset(name))
+        except ErrorGroup as exc:
+            errors.extend(exc.errors)
+        except RulekitError as exc:
+            errors.append(exc)
+    if errors:
+        raise ErrorGroup(errors) if len(errors) > 1 else errors[0]
+    return loaded
+
+
+def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
+    from .data import sample_path
+    from .readers import parse_field_map, read_records
+
+    paths = list(inputs) or [sample_path()]
+    for p in paths:
+        if not Path(p).exists():
+            raise UsageError(f"input file not found: {p}", code="E401")
+    return read_records(paths, parse_field_map(fields))
+
+
+_input_options = [
+    click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False)),
+    click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN",
+                 help="Map a record field to an input column, e.g. response=prediction."),
+    click.option("--seed", type=int, default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
+]
+
+
+def input_options(fn):
+    """INPUT... (default: the bundled sample), --field and --seed."""
+    for option in reversed(_input_options):
+        fn = option(fn)
+    return fn
+
+
+def _progress(enabled: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if not enabled:
+        return None
+    return Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                    TimeElapsedColumn(), console=_ERR, transient=True)
+
+
+@main.command("eval")
+@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Built-in name or YAML path; repeatable.")
+@input_options
+@click.option("--output-dir", type=click.Path(file_okay=False), help="Write DIR/<ruleset>.decisions.jsonl.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
+@user_errors
+def eval_cmd(rulesets, inputs, fields, seed, output_dir, fmt):
+    """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
+    import time
+
+    from .evaluate import evaluate
+    from .report import print_results
+
+    loaded = _load(rulesets)
+    records = _records(inputs, fields)
+    progress = _progress(fmt == "table" and _ERR.is_terminal)
+    callback = None
+    if progress is not None:
+        task = progress.add_task("scoring", total=None, rate="")
+        start, count = time.perf_counter(), [0]
+
+        def callback():
+            count[0] += 1
+            if count[0] % 2000 == 0:
+                progress.update(task, completed=count[0], rate=f"{count[0] / (time.perf_counter() - start):,.0f}/s")
+        progress.start()
+    try:
+        results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=callback)
+    finally:
+        if progress is not None:
+            progress.stop()
+    band = None
+    if len(results) > 1:
+        from .diff import extraction_band
+        band = extraction_band(results, seed if seed is not None else 0)
+    print_results(results, fmt, _out(), band)
+
+
+@main.command()
+@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Exactly two rulesets: -r A -r B.")
+@input_options
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
+@click.option("--show", type=int, default=2, show_default=True, help="Example replies shown per flip group.")
+@user_errors
+def diff(rulesets, inputs, fields, seed, fmt, show):
+    """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
+    from .diff import diff_results, render_diff
+    from .evaluate import evaluate
+
+    if len(rulesets) != 2:
+        raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
+    loaded = _load(rulesets)
+    results = evaluate(loaded, _records(inputs, fields), seed=seed)
+    report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
+    render_diff(report, fmt, _out())
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True)
+@user_errors
+def check(files):
+    """Validate and lint rulesets; every problem as file:line:col. Exit 2 on errors, 1 on lint findings."""
+    from .lint import lint
+
+    problems, any_warnings = 0, False
+    for name in files:
+        try:
+            warnings = lint(name)
+        except ErrorGroup as exc:
+            _ERR.print(exc.render(), markup=False)
+            problems += len(exc.errors)
+            continue
+        except RulekitError as exc:
+            _ERR.print(exc.render(), markup=False)
+            problems += 1
+            continue
+        any_warnings = any_warnings or bool(warnings)
+        for w in warnings:
+            _ERR.print(w.render().replace("error[", "warning[", 1), markup=False)
+        click.echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
+    if problems:
+        click.get_current_context().exit(2)
+    if any_warnings:
+        click.get_current_context().exit(1)
+
+
+@main.command("list")
+def list_cmd():
+    """Built-in rulesets with what they reproduce."""
+    from rich.table import Table
+
+    from .compiler import load_ruleset
+    from .resources import builtin_rulesets
+
+    table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
+    table.add_column("name", style="bold")
+    table.add_column("summary")
+    table.add_column("reproduces", style="dim")
+    for name in builtin_rulesets():
+        rs = load_ruleset(name)
+        rep = rs.model.reproduces
+        reps = rep if isinstance(rep, list) else [rep] if rep else []
+        table.add_row(name, rs.model.summary, "\n".join(f"{r.repo} {r.path} @ {r.commit[:8]}" for r in reps))
+    _out().print(table)
+
+
+def _parse_options(text: str | None) -> dict | None:
+    if not text:
+        return None
+    parts = re.split(r",(?=\s*[A-Za-z]=)", text)
+    out = {}
+    for part in parts:
+        if "=" not in part:
+            raise UsageError(f"--options: `{part}` is not LETTER=TEXT", help="e.g. --options 'A=cat,B=dog'", code="E402")
+        k, v = part.split("=", 1)
+        out[k.strip()] = v
+    return out
+
+
+@main.command()
+@click.option("-r", "--ruleset", "ruleset", required=False, help="Built-in name or YAML path.")
+@click.option("--id", "record_id", help="Record id to explain (needs INPUT).")
+@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--response", help="Explain this reply instead of a record from INPUT.")
+@click.option("--options", "options_text", help="Options for --response: 'A=cat,B=dog'.")
+@click.option("--answer", help="Gold answer for --response.")
+@click.option("--question-type", type=click.Choice(["multiple-choice", "open"]), default=None)
+@click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN")
+@click.option("--seed", type=int, default=None)
+@click.option("--diff", "other", help="A second ruleset: show both traces side by side.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--vocabulary", is_flag=True, help="Print every vocabulary word with its documentation.")
+@user_errors
+def explain(ruleset, record_id, inputs, response, options_text, answer, question_type, fields, seed, other, fmt, vocabulary):
+    """Show how a ruleset decides one record: every step, its candidates and spans, the pick."""
+    import orjson
+
+    from .explain import explain_json, explain_record, render_explain, side_by_side
+    from .records import Record
+
+    if vocabulary:
+        from .vocabulary import print_vocabulary
+        print_vocabulary(_out())
+        return
+    if not ruleset:
+        raise UsageError("explain needs -r RULESET (or --vocabulary)", code="E403")
+    if response is None and not record_id:
+        raise UsageError("give --id ID INPUT, or --response TEXT [--options A=..,B=..]", code="E403")
+    if response is not None:
+        choices = _parse_options(options_text)
+        qtype = question_type or ("multiple-choice" if choices else "open")
+        record = Record("cli", qtype, response, answer, choices)
+    else:
+        record = None
+        for r in _records(inputs, fields):
+            if r.id == record_id:
+                record = r
+                break
+        if record is None:
+            raise UsageError(f"no record with id `{record_id}` in the input", code="E404")
+    rulesets = _load((ruleset,) + ((other,) if other else ()))
+    decisions = [explain_record(rs, record, seed) for rs in rulesets]
+    if fmt == "json":
+        payload = [explain_json(rs, record, d) for rs, d in zip(rulesets, decisions)]
+        click.echo(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
+                                option=orjson.OPT_INDENT_2).decode())
+        return
+    console = _out()
+    if other:
+        side_by_side(console, (rulesets[0], record, decisions[0]), (rulesets[1], record, decisions[1]))
+        return
+    render_explain(console, rulesets[0], record, decisions[0])
+
+
+@main.command()
+@click.argument("rulesets", nargs=-1)
+@click.option("--cases", "case_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Golden case files (ruleset: NAME, cases: [...]) to run as well.")
+@user_errors
+def test(rulesets, case_files):
+    """Run the rulesets' embedded `examples:` (default: every built-in ruleset). Exit 1 on failures."""
+    from .compiler import load_ruleset
+    from .examples import check_examples, load_cases
+    from .resources import builtin_rulesets
+
+    jobs = []
+    for name in rulesets or tuple(builtin_rulesets()):
+        rs = load_ruleset(name)
+        jobs.append((rs, rs.model.examples, name))
+    for path in case_files:
+        name, cases = load_cases(Path(path))
+        jobs.append((load_ruleset(name), cases, path))
+    failed = total = 0
+    for rs, examples, label in jobs:
+        for res in check_examples(rs, examples):
+            total += 1
+            if res.problems:
+                failed += 1
+                click.echo(f"FAIL {label} example {res.number} ({res.example.response[:50]!r}): " + "; ".join(res.problems))
+    click.echo(f"{total - failed} passed, {failed} failed")
+    if failed:
+        click.get_current_context().exit(1)
+
+
+@main.command()
+def schema():
+    """JSON Schema of the ruleset format (for editors)."""
+    import json
+
+    from .schema import Ruleset
+
+    click.echo(json.dumps(Ruleset.model_json_schema(by_alias=True), indent=2))
+
+
+@main.command()
+def vocabulary():
+    """Every vocabulary word of the ruleset language, with its documentation."""
+    from .vocabulary import print_vocabulary
+
+    print_vocabulary(_out())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,295 @@
+"""JSONL readers: our corpus schema and lmms-eval ``--log_samples`` lines, detected per line.
+
+Our schema (``../shared/corpus/README.md``): ``id``, ``question_type``, ``choices``, ``answer``,
+``response``, ``meta``, ``benchmark``, ``model``, ``question``. ``id`` and ``response`` are required
+(a ``null`` response reads as ""); ``question_type`` defaults to multiple-choice when choices exist,
+else open; answers keep their JSON type (numbers stay numbers). Any other top-level key (e.g.
+``source``) goes into ``meta`` unless ``meta`` already has it.
+
+lmms-eval ``--log_samples`` lines (keys ``doc_id``, ``doc``, ``target``, ``resps`` and/or
+``filtered_resps``) map as follows:
+
+=============  ===========================================================================
+id             ``doc.id`` when present and non-empty, else ``doc_id``
+response       ``filtered_resps[0]`` (falls back to ``resps[0]``), nested lists unwrapped to
+               their first element
+answer         ``target``
+choices        ``doc.options`` (MMMU stores it as a Python-literal string, parsed with
+               ``ast.literal_eval``) or ``doc.choices``, a list lettered A, B, C... in order;
+               else the single-letter keys A..Z of ``doc``
+question_type  ``doc.question_type`` ("multiple-choice"/"open"; "multi_choice"/"free_form"
+               accepted), else multiple-choice when choices exist, else open
+question       ``doc.question``
+benchmark      ``task`` when the line carries it (newer lmms-eval), else None
+meta           ``doc_id``, ``filter``, the scalar fields of ``doc`` not mapped above, the raw
+               ``resps[0]`` when it differs from the response, the per-sample metric dicts under
+               ``metrics``, and ``reference_extraction`` from a metric's ``parsed_pred``
+=============  ===========================================================================
+
+The helpers here (`open_bytes`, `make_record`, `normalize_choices`, ...) are shared by the other
+readers.
+"""
+from __future__ import annotations
+
+import ast
+import gzip
+import math
+import sys
+from typing import IO, Any, Iterator
+
+import orjson
+
+from ..errors import InputError, Loc
+from ..records import MULTIPLE_CHOICE, OPEN, QUESTION_TYPES, Record
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+OUR_FIELDS = ("id", "question_type", "choices", "answer", "response", "meta", "benchmark",
+              "model", "question")
+REQUIRED = ("id", "response")
+_QT_ALIASES = {
+    "multiple-choice": MULTIPLE_CHOICE, "multiple_choice": MULTIPLE_CHOICE,
+    "multi_choice": MULTIPLE_CHOICE, "multi-choice": MULTIPLE_CHOICE, "mcq": MULTIPLE_CHOICE,
+    "mc": MULTIPLE_CHOICE, "open": OPEN, "open-ended": OPEN, "open_ended": OPEN,
+    "free_form": OPEN, "free-form": OPEN,
+}
+_LMMS_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash",
+              "prompt_hash", "target_hash", "filter", "task", "split", "input_text", "input",
+              "image_paths", "token_counts", "success"}
+_LMMS_DOC_MAPPED = {"id", "options", "choices", "question", "question_type", "answer"}
+
+
+# ---------------------------------------------------------------- shared helpers
+
+def open_bytes(path: str) -> IO[bytes]:
+    """Open `path` for binary reading, transparently gunzipping (by magic bytes); "-" is stdin."""
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(f"cannot open {path}: {e.strerror or e}") from None
+    if f.peek(2)[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+    return f
+
+
+def is_blank(value: Any) -> bool:
+    """True for None and float NaN (how pandas/pyarrow spell an empty cell)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def fail(msg: str, path: str, line: int, where: str, help: str | None = None) -> InputError:
+    """An InputError located at `path:line`, or prefixed with `where` when there is no line."""
+    if line > 0:
+        return InputError(msg, loc=Loc(path, line, 0), help=help)
+    return InputError(f"{where}: {msg}", help=help)
+
+
+def lookup(row: Any, name: str) -> tuple[bool, Any]:
+    """(found, value) of column `name` in `row`; a dotted name walks nested dicts."""
+    if isinstance(row, dict) and name in row:
+        return True, row[name]
+    cur = row
+    for part in name.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return False, None
+        cur = cur[part]
+    return True, cur
+
+
+def normalize_choices(value: Any) -> dict[str, str] | None:
+    """Options as {letter: text}: dicts kept (blank entries dropped), lists lettered A, B, C...,
+    JSON or Python-literal strings parsed first. Raises ValueError on anything else."""
+    if value is None:
+        return None
+    if type(value) is dict and all(type(v) is str for v in value.values()):
+        return value or None  # fast path: already {letter: text}
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                raise ValueError(f"cannot parse choices {text[:60]!r}") from None
+    if isinstance(value, dict):
+        out = {str(k): v if isinstance(v, str) else str(v)
+               for k, v in value.items() if not is_blank(v)}
+    elif isinstance(value, (list, tuple)):
+        if len(value) > len(LETTERS):
+            raise ValueError(f"{len(value)} choices; at most {len(LETTERS)} can be lettered")
+        out = {LETTERS[i]: v if isinstance(v, str) else str(v) for i, v in enumerate(value)}
+    else:
+        raise ValueError(f"choices must be an object, a list or a string, not {type(value).__name__}")
+    return out or None
+
+
+def _text(value: Any) -> str | None:
+    return None if is_blank(value) else value if isinstance(value, str) else str(value)
+
+
+def _id(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else str(value)
+
+
+def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str, line: int,
+                where: str, extras: dict | None = None) -> Record:
+    """Validate a format-mapped dict of our field names (`base`) and build a Record.
+
+    `fields` (our name -> source column) overrides `base` with values looked up in the source
+    row `raw`; `extras` are merged into meta without overwriting its keys.
+    """
+    if fields:
+        base = dict(base)
+        for name, src in fields.items():
+            found, value = lookup(raw, src)
+            if not found:
+                raise fail(f"column {src!r} (mapped to {name}) not found",
+                           path, line, where, help=f"columns: {', '.join(map(str, raw))}")
+            if name.startswith("meta."):
+                base["meta"] = {**(base.get("meta") or {}), name[5:]: value}
+            else:
+                base[name] = value
+            if extras and src in extras:
+                extras = {k: v for k, v in extras.items() if k != src}
+    missing = [f for f in REQUIRED if f not in base or (f == "id" and is_blank(base[f]))]
+    if missing:
+        s = "s" if len(missing) > 1 else ""
+        raise fail(f"missing required field{s}: {', '.join(missing)}", path, line, where,
+                   help=f"fields present: {', '.join(map(str, raw)) or 'none'}; "
+                        f"map another column with --field {missing[0]}=COLUMN")
+    try:
+        choices = normalize_choices(base.get("choices"))
+    except ValueError as e:
+        raise fail(str(e), path, line, where) from None
+    qt = base.get("question_type")
+    if is_blank(qt) or qt == "":
+        qt = MULTIPLE_CHOICE if choices else OPEN
+    elif qt not in QUESTION_TYPES:
+        norm = _QT_ALIASES.get(str(qt).strip().lower())
+        if norm is None:
+            raise fail(f"unknown question_type {qt!r} (expected one of {', '.join(QUESTION_TYPES)})",
+                       path, line, where)
+        qt = norm
+    meta = base.get("meta")
+    if is_blank(meta) or meta == "":
+        meta = {}
+    elif isinstance(meta, str):
+        try:
+            meta = orjson.loads(meta)
+        except orjson.JSONDecodeError:
+            meta = None
+    if not isinstance(meta, dict):
+        raise fail("meta must be a JSON object", path, line, where)
+    if extras:
+        meta = {**extras, **meta}
+    response = base["response"]
+    answer = base.get("answer")
+    return Record(
+        id=_id(base["id"]), question_type=qt,
+        response="" if is_blank(response) else response if isinstance(response, str) else str(response),
+        answer=None if is_blank(answer) else answer, choices=choices,
+        benchmark=_text(base.get("benchmark")), model=_text(base.get("model")),
+        question=_text(base.get("question")), meta=meta, where=where)
+
+
+# ---------------------------------------------------------------- format mappings
+
+def is_lmms(obj: dict) -> bool:
+    """True when a JSON object looks like an lmms-eval --log_samples line."""
+    return "doc" in obj and ("filtered_resps" in obj or "resps" in obj) and "response" not in obj
+
+
+def ours_base(obj: dict) -> tuple[dict, dict]:
+    """(base, extras) for an object in our schema: extras are the non-schema keys."""
+    base = {k: obj[k] for k in OUR_FIELDS if k in obj}
+    extras = {k: v for k, v in obj.items() if k not in base and k not in OUR_FIELDS}
+    return base, extras
+
+
+def _first(value: Any) -> Any:
+    while isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    return value
+
+
+def lmms_base(obj: dict) -> tuple[dict, dict]:
+    """(base, extras) for an lmms-eval --log_samples line (mapping in the module docstring)."""
+    doc = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
+    resp = _first(obj["filtered_resps"] if "filtered_resps" in obj else obj.get("resps"))
+    options = doc.get("options", doc.get("choices"))
+    if is_blank(options) and any(k in doc for k in LETTERS):
+        options = {k: doc[k] for k in LETTERS if k in doc and not is_blank(doc[k])}
+    base = {"response": resp, "answer": obj.get("target"), "choices": options,
+            "question_type": doc.get("question_type"), "question": doc.get("question"),
+            "benchmark": obj.get("task")}
+    if not is_blank(doc.get("id")) and doc.get("id") != "":
+        base["id"] = doc["id"]
+    elif "doc_id" in obj:
+        base["id"] = obj["doc_id"]
+    meta: dict = {"doc_id": obj.get("doc_id")}
+    if "filter" in obj:
+        meta["filter"] = obj["filter"]
+    meta.update({k: v for k, v in doc.items() if k not in _LMMS_DOC_MAPPED and k not in LETTERS
+                 and (v is None or isinstance(v, (str, int, float, bool)))})
+    raw = _first(obj.get("resps"))
+    if "resps" in obj and raw != resp:
+        meta["resps"] = raw
+    metrics = {k: v for k, v in obj.items() if k not in _LMMS_KEYS}
+    if metrics:
+        meta["metrics"] = metrics
+        for v in metrics.values():
+            if isinstance(v, dict) and "parsed_pred" in v:
+                meta["reference_extraction"] = v["parsed_pred"]
+                break
+    return base, meta
+
+
+def record_from_obj(obj: Any, fields: dict[str, str] | None, path: str, line: int, where: str,
+                    lmms: bool | None = None) -> Record:
+    """Build a Record from one decoded JSON object, our schema or lmms-eval (auto when None)."""
+    if not isinstance(obj, dict):
+        raise fail(f"expected a JSON object, got {type(obj).__name__}", path, line, where)
+    if lmms if lmms is not None else is_lmms(obj):
+        base, extras = lmms_base(obj)
+    else:
+        base, extras = ours_base(obj)
+    return make_record(base, obj, fields, path, line, where, extras)
+
+
+# ---------------------------------------------------------------- reader
+
+def read_jsonl(path: str, fields: dict[str, str] | None = None,
+               lmms: bool | None = None) -> Iterator[Record]:
+    """Stream Records from a JSONL file (optionally gzipped) in constant memory.
+
+    Each line is our schema or an lmms-eval --log_samples line (detected per line unless `lmms`
+    forces it). Blank lines are skipped; a line that is not valid JSON raises InputError at
+    ``path:LINE``.
+    """
+    f = open_bytes(path)
+    name = "<stdin>" if path == "-" else path
+    try:
+        for n, line in enumerate(f, 1):
+            if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as e:
+                raise InputError(f"invalid JSON: {e.msg}",
+                                 loc=Loc(name, n, e.colno)) from None
+            yield record_from_obj(obj, fields, name, n, f"{name}:{n}", lmms)
+    except (OSError, EOFError) as e:  # truncated or corrupt gzip
+        raise InputError(f"cannot read {name}: {e}") from None
+    finally:
+        if f is not sys.stdin.buffer:
+            f.close()
