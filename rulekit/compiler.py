@@ -27,9 +27,10 @@ class OptionSet:
     """A record's options, with per-step pattern expansions cached for reuse by every record that has
     the same options."""
 
-    __slots__ = ("letters", "texts", "lower_texts", "length", "cache", "letter_list")
+    __slots__ = ("letters", "texts", "lower_texts", "length", "cache", "letter_list", "has_text")
 
-    def __init__(self, choices: dict[str, str]):
+    def __init__(self, choices: dict[str, str], has_text: bool = True):
+        self.has_text = has_text
         self.letters = tuple(choices)
         self.letter_list = list(self.letters)
         self.texts = tuple(str(v) for v in choices.values())
@@ -43,12 +44,13 @@ _OPTION_SETS: dict[tuple, OptionSet] = {}
 
 def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
     """The shared OptionSet for these choices (cached; bounded so odd inputs cannot grow it forever)."""
-    key = tuple(choices.items()) if choices else tuple((l, "") for l in fallback_letters)
+    key = tuple(choices.items()) if choices else (None,) + tuple(fallback_letters)
     found = _OPTION_SETS.get(key)
     if found is None:
         if len(_OPTION_SETS) > 50_000:
             _OPTION_SETS.clear()
-        found = _OPTION_SETS[key] = OptionSet(dict(key))
+        found = _OPTION_SETS[key] = (OptionSet(dict(key)) if choices
+                                     else OptionSet({l: "" for l in fallback_letters}, has_text=False))
     return found
 
 
@@ -187,6 +189,8 @@ class LiteralFinder(Finder):
         return found
 
     def find(self, text, opts, full):
+        if self.option_text and not opts.has_text:
+            return []
         if self.lower:
             text = text.lower()
         out: list[Candidate] = []

@@ -24,6 +24,7 @@ class LocDict(dict):
 
     loc: Loc
     locs: dict
+    from_ruleset: str | None = None
 
 
 class LocList(list):
@@ -204,6 +205,7 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
                 raise RulesetError(f"`from: {source}`: that ruleset has no `{section}` section",
                                    data[section].locs.get("from"), code="E106")
             data[section] = _merge_section(other[section], data[section], str(path))
+            data[section].from_ruleset = source  # replaces, never merges into, a parent's section
     parent_name = data.get("extends")
     if not parent_name:
         return data, files
@@ -213,7 +215,7 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
     for key_, value in data.items():
         if key_ == "extends":
             continue
-        if key_ in SECTIONS and key_ in parent and isinstance(value, dict):
+        if key_ in SECTIONS and key_ in parent and isinstance(value, dict) and not getattr(value, "from_ruleset", None):
             merged[key_] = _merge_section(parent[key_], value, str(path))
         else:
             merged[key_] = value

@@ -50,7 +50,7 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
             lo, hi = band["ci"][r.ruleset]
             row.append(f"{pct(lo)}–{pct(hi)}")
         row += [str(r.outcomes.get(o, 0)) for o in OUTCOMES]
-        row.append(f"{r.fingerprint} seed={r.seed}")
+        row.append(r.fingerprint + (f" seed={r.seed}" if r.seed is not None else ""))
         table.add_row(*row)
     captions = []
     for r in results:

@@ -335,7 +335,9 @@ Compare = Annotated[Union[Annotated[Exact, Tag("exact")], Annotated[BARE_COMPARE
 
 class Section(Word):
     """The pipeline for one question type: `prepare` ops, `steps`, then `fallback`, `normalize` and
-    `compare`. `from: RULESET` starts from that ruleset's section (keys given here override it)."""
+    `compare`. `from: RULESET` starts from that ruleset's section (keys given here override it).
+    `letters-if-missing: [A, B, ...]` gives option letters to records that ship no options (their
+    option texts are unknown, so `option-text` finds nothing for them)."""
 
     from_: str | None = Field(default=None, alias="from")
     prepare: list[PrepareOp] = []
