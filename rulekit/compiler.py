@@ -40,6 +40,18 @@ class OptionSet:
 
 
 _OPTION_SETS: dict[tuple, OptionSet] = {}
+_BY_LETTERS: dict[tuple, dict] = {}
+
+
+def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
+    """Where a step caches its expansions: per option set when they use option texts, else shared by
+    every option set with the same letters (most questions have their own texts but A-D letters)."""
+    if uses_option_text:
+        return opts.cache
+    found = _BY_LETTERS.get(opts.letters)
+    if found is None:
+        found = _BY_LETTERS[opts.letters] = {}
+    return found
 
 
 def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
@@ -178,14 +190,15 @@ class LiteralFinder(Finder):
 
     def needles(self, opts: OptionSet) -> list[tuple[str, str]]:
         """The (answer, needle) pairs for this option set (cached)."""
-        found = opts.cache.get(self.key)
+        cache = pattern_cache(opts, self.option_text or any("{option}" in t for t in self.templates))
+        found = cache.get(self.key)
         if found is None:
             if self.option_text:
                 texts = opts.lower_texts if self.lower else opts.texts
                 found = list(zip(opts.letters, texts))
             else:
                 found = _expand(self.templates, opts, self.lower)
-            opts.cache[self.key] = found
+            cache[self.key] = found
         return found
 
     def find(self, text, opts, full):
@@ -201,36 +214,71 @@ class LiteralFinder(Finder):
 
 
 class TokenFinder(Finder):
-    """Compiled `token`: whole tokens after replacing separator characters with spaces."""
+    """Compiled `token`: whole tokens after replacing separator characters with spaces.
+
+    Tokens come from `str.split()` (C speed, Python's own whitespace rules) and are shared by the
+    steps of one record that use the same separators. Character offsets are computed only when a
+    trace or a condition on `start`/`end` needs them; `first`/`last` picks order by token index,
+    which is the same order.
+    """
+
+    _shared: dict = {}
 
     def __init__(self, templates: tuple[str, ...], separators: str, lower: bool, key: int, describe: str):
         self.templates, self.lower, self.key = templates, lower, key
+        self.separators = separators
         self.table = str.maketrans({c: " " for c in separators}) if separators else None
         self.description = describe
+        self.needs_offsets = False
+        self.last_token_count = 0
 
-    def tokenize(self, text: str) -> tuple[list[str], list[int]]:
-        """Tokens and their start offsets in `text`."""
+    def spaced(self, text: str) -> str:
+        """The text with separators replaced by spaces (and lowercased for `case: ignore`)."""
         spaced = text.translate(self.table) if self.table else text
-        if self.lower:
-            spaced = spaced.lower()
-        tokens, starts = [], []
-        for m in _WS_TOKEN.finditer(spaced):
-            tokens.append(m.group())
-            starts.append(m.start())
-        return tokens, starts
+        return spaced.lower() if self.lower else spaced
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of `text` (cached for the next step that looks at the same text)."""
+        cache_key = (self.separators, self.lower)
+        hit = TokenFinder._shared.get(cache_key)
+        if hit is not None and hit[0] is text:
+            return hit[1]
+        tokens = self.spaced(text).split()
+        TokenFinder._shared[cache_key] = (text, tokens)
+        return tokens
 
     def find(self, text, opts, full):
-        tokens, starts = self.tokenize(text)
+        tokens = self.tokenize(text)
         self.last_token_count = len(tokens)
-        wanted = opts.cache.get(self.key)
+        cache = pattern_cache(opts, any("{option}" in t for t in self.templates))
+        wanted = cache.get(self.key)
         if wanted is None:
-            wanted = opts.cache[self.key] = {needle: answer for answer, needle in _expand(self.templates, opts, self.lower)}
+            wanted = cache[self.key] = {needle: answer for answer, needle in _expand(self.templates, opts, self.lower)}
+        if wanted.keys().isdisjoint(tokens):
+            return []
+        hits = [i for i, tok in enumerate(tokens) if tok in wanted]
+        starts = self._offsets(text, tokens, hits) if (full or self.needs_offsets) else None
         out, first_seen = [], {}
+        for n, i in enumerate(hits):
+            tok = tokens[i]
+            answer = wanted[tok]
+            first = first_seen.setdefault(answer, i)
+            start = starts[n] if starts is not None else i
+            out.append(Candidate(answer, start, start + len(tok) if starts is not None else i + 1, tok, i, first))
+        return out
+
+    def _offsets(self, text: str, tokens: list[str], hits: list[int]) -> list[int]:
+        """Character offsets of the tokens at `hits` (walking the spaced text once)."""
+        spaced = self.spaced(text)
+        out, pos, wanted = [], 0, set(hits)
+        last = hits[-1] if hits else -1
         for i, tok in enumerate(tokens):
-            answer = wanted.get(tok)
-            if answer is not None:
-                first = first_seen.setdefault(answer, i)
-                out.append(Candidate(answer, starts[i], starts[i] + len(tok), tok, i, first))
+            if i > last:
+                break
+            pos = spaced.find(tok, pos)
+            if i in wanted:
+                out.append(pos)
+            pos += len(tok)
         return out
 
 
@@ -258,11 +306,12 @@ class RegexFinder(Finder):
         """The pattern for this option set (`{letters}` → a character class of the letters)."""
         if not self.per_options:
             return self.pattern
-        found = opts.cache.get(self.key)
+        cache = pattern_cache(opts, False)
+        found = cache.get(self.key)
         if found is None:
             letters = "".join(regex.escape(l) for l in opts.letters) or "^\\s\\S"
             source = self.source.replace("{letters}", f"[{letters}]")
-            found = opts.cache[self.key] = _compile_regex(source, self.loc)
+            found = cache[self.key] = _compile_regex(source, self.loc)
         return found
 
     def find(self, text, opts, full):
@@ -371,6 +420,10 @@ def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:
 NO_ANSWER = object()
 
 
+def _position(c: Candidate) -> int:
+    return c.index if c.index >= 0 else c.start
+
+
 class Picker:
     """Compiled `pick`: `pick(kept, text, opts)` → (answer or NO_ANSWER, reason)."""
 
@@ -391,10 +444,10 @@ class Picker:
         if kind == "all":
             return [c.answer for c in kept], f"all {len(kept)} candidates"
         if kind == "first":
-            c = min(kept, key=lambda c: c.start)
+            c = min(kept, key=_position)
             return c.answer, f"first candidate, at {c.start}"
         if kind == "last":
-            c = max(kept, key=lambda c: c.start)
+            c = max(kept, key=_position)
             return c.answer, f"last candidate, at {c.start}"
         distinct = list(dict.fromkeys(c.answer for c in kept))
         if kind == "only":
@@ -411,9 +464,10 @@ class Picker:
             for c in kept:
                 pos[c.answer] = max(pos.get(c.answer, -1), c.start)
         else:
-            needles = opts.cache.get(self.key)
+            cache = pattern_cache(opts, "{option}" in self.template)
+            needles = cache.get(self.key)
             if needles is None:
-                needles = opts.cache[self.key] = {l: self.template.replace("{letter}", l).replace("{option}", t)
+                needles = cache[self.key] = {l: self.template.replace("{letter}", l).replace("{option}", t)
                                                   for l, t in zip(opts.letters, opts.texts)}
             pos = {a: text.rfind(needles.get(a, self.template.replace("{letter}", str(a)))) for a in distinct}
         ranked = distinct if self.ties != "last" else list(reversed(distinct))
@@ -535,6 +589,8 @@ def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> Compiled
         raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
     when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
     where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
+    if isinstance(finder, TokenFinder) and where is not None and where.names & {"start", "end"}:
+        finder.needs_offsets = True
     return CompiledStep(
         id=s.id, loc=step_loc(i), look_in=s.look_in,
         prepare=compile_prepare(s.prepare, lambda k, n=prep_node: n.locs[k] if hasattr(n, "locs") else None),

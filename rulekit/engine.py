@@ -155,20 +155,20 @@ class Evaluator:
                 answer = normalize_answers(answer, section.normalize)
             correct = compare(section.compare, answer, record.answer, section.normalize)
             return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id,
-                            trace=traces, text=prepared)
+                            trace=traces, text=prepared if traces is not None else "")
         return self._fallback(section, record, opts, traces, prepared)
 
     def _fallback(self, section, record, opts, traces, prepared) -> Decision:
         fb = section.fallback
         if fb is None:
             return Decision(record.id, None, False, 0.0, "unresolved", None,
-                            message="no step fired and the ruleset has no fallback", trace=traces, text=prepared)
+                            message="no step fired and the ruleset has no fallback", trace=traces, text=prepared if traces is not None else "")
         if isinstance(fb, S.RandomOption):
             spec = fb.random_option
             letters = opts.letter_list + [x for x in spec.extra if x not in opts.letters]
             if not opts.letters:
                 return Decision(record.id, None, None, 0.0, "error", "random-option",
-                                message="random-option fallback: the record has no options", trace=traces, text=prepared)
+                                message="random-option fallback: the record has no options", trace=traces, text=prepared if traces is not None else "")
             seed = self.seed_for(section)
             if spec.order == "stream":
                 rng = self._streams.get(section.name)
@@ -179,15 +179,15 @@ class Evaluator:
             pred = rng.choice(letters)
             correct = compare(section.compare, pred, record.answer, None)
             return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "fallback", "random-option",
-                            k=len(letters), trace=traces, text=prepared)
+                            k=len(letters), trace=traces, text=prepared if traces is not None else "")
         if isinstance(fb, S.Constant):
             correct = compare(section.compare, fb.constant, record.answer, None)
             return Decision(record.id, fb.constant, correct, 1.0 if correct else 0.0, "fallback", "constant",
-                            trace=traces, text=prepared)
+                            trace=traces, text=prepared if traces is not None else "")
         pred = fb.abstain
         correct = compare(section.compare, pred, record.answer, None) if pred is not None else False
         return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "abstain", "abstain",
-                        trace=traces, text=prepared)
+                        trace=traces, text=prepared if traces is not None else "")
 
 
 def _st(step, status, reason, cands=None, kept=None) -> StepTrace:

@@ -95,9 +95,7 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
             for i, rs in enumerate(rulesets):
                 writers[i] = AtomicWriter(Path(output_dir) / f"{rs.name}.decisions.jsonl")
                 stack.callback(writers[i].abort)
-        kept: list[Record] = []
         for record in records:
-            kept.append(record)
             for ev, res, writer in zip(evaluators, results, writers):
                 decision = ev.decide(record)
                 if decision is None:
