@@ -77,7 +77,7 @@ _input_options = [
     click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False)),
     click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN",
                  help="Map a record field to an input column, e.g. response=prediction."),
-    click.option("--seed", type=int, default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
+    click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
 ]
 
 
@@ -225,7 +225,7 @@ def _parse_options(text: str | None) -> dict | None:
 @click.option("--answer", help="Gold answer for --response.")
 @click.option("--question-type", type=click.Choice(["multiple-choice", "open"]), default=None)
 @click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN")
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None)
 @click.option("--diff", "other", help="A second ruleset: show both traces side by side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--vocabulary", is_flag=True, help="Print every vocabulary word with its documentation.")

@@ -122,6 +122,8 @@ def _compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
         return regex.compile(pattern, regex.V0)
     except regex.error as exc:
         raise RulesetError(f"invalid regex `{pattern}`: {exc}", loc, code="E120") from None
+    except RecursionError:
+        raise RulesetError("regex nested too deeply", loc, code="E120") from None
 
 
 def _timed(fn, *args):
@@ -187,6 +189,7 @@ class LiteralFinder(Finder):
     def __init__(self, templates: tuple[str, ...], lower: bool, key: int, describe: str, option_text: bool = False):
         self.templates, self.lower, self.key, self.option_text = templates, lower, key, option_text
         self.description = describe
+        self.needs_all = False  # set when a `where:` or `candidates` condition must see every occurrence
 
     def needles(self, opts: OptionSet) -> list[tuple[str, str]]:
         """The (answer, needle) pairs for this option set (cached)."""
@@ -204,6 +207,7 @@ class LiteralFinder(Finder):
     def find(self, text, opts, full):
         if self.option_text and not opts.has_text:
             return []
+        full = full or self.needs_all
         if self.lower:
             text = text.lower()
         out: list[Candidate] = []
@@ -311,7 +315,11 @@ class RegexFinder(Finder):
         if found is None:
             letters = "".join(regex.escape(l) for l in opts.letters) or "^\\s\\S"
             source = self.source.replace("{letters}", f"[{letters}]")
-            found = cache[self.key] = _compile_regex(source, self.loc)
+            found = _compile_regex(source, self.loc)
+            if self.group not in found.groupindex:
+                raise RulesetError(f"regex `{self.source}` has no named group `(?P<{self.group}>...)`", self.loc,
+                                   help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
+            cache[self.key] = found
         return found
 
     def find(self, text, opts, full):
@@ -371,7 +379,7 @@ class TailAfterFinder(Finder):
             indicators = self.indicators + self.extra if i == last else self.indicators
             kept = None
             for indicator in indicators:
-                if indicator in piece:
+                if indicator and indicator in piece:
                     tail = piece.split(indicator)[-1].strip()
                     if not kept or len(tail) < len(kept):
                         kept = tail
@@ -591,6 +599,11 @@ def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> Compiled
     where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
     if isinstance(finder, TokenFinder) and where is not None and where.names & {"start", "end"}:
         finder.needs_offsets = True
+    if isinstance(finder, LiteralFinder) and (where is not None or (when is not None and "candidates" in when.names)
+                                              or s.pick == "all" or s.also):
+        finder.needs_all = True
+    if isinstance(finder, RegexFinder) and finder.per_options:
+        finder.compiled(OptionSet({"A": "", "B": "", "C": "", "D": ""}))  # report a bad pattern at load time
     return CompiledStep(
         id=s.id, loc=step_loc(i), look_in=s.look_in,
         prepare=compile_prepare(s.prepare, lambda k, n=prep_node: n.locs[k] if hasattr(n, "locs") else None),

@@ -10,6 +10,7 @@ import random
 from typing import Any, Iterable, Iterator
 
 from . import schema as S
+from .expr import ConditionFailed
 from .compiler import NO_ANSWER, CompiledRuleset, CompiledSection, RegexTimeout, option_set
 from .records import Record
 from .trace import Candidate, Decision, StepTrace
@@ -83,9 +84,12 @@ class Evaluator:
         try:
             return self._decide(section, record, traces)
         except RegexTimeout:
-            step = traces[-1].step if traces else self._current
+            step = self._current
             return Decision(record.id, None, None, 0.0, "error", step,
                             message=f"a regex of step `{step}` ran past its time limit", trace=traces)
+        except ConditionFailed as exc:
+            return Decision(record.id, None, None, 0.0, "error", self._current, message=f"step `{self._current}`: {exc}",
+                            trace=traces)
 
     _current: str | None = None
 
@@ -146,7 +150,7 @@ class Evaluator:
                 i = step.skip_to
                 continue
             if step.also:
-                answer = _with_also(answer, step.also, opts, traces is not None)
+                answer = _with_also(answer, step.also, opts, True)  # every match counts, traced or not
             if traces is not None:
                 st = _st(step, "fired", reason, cands, kept if step.where is not None else None)
                 st.answer = answer

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -50,12 +51,12 @@ def highlight(text: str, spans: list[tuple[int, int]], limit: int = 600) -> Text
 
 def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, decision: Decision | None) -> None:
     """Rich, human-readable trace of one record."""
-    console.print(f"[bold]{ruleset.name}[/] [dim]{ruleset.fingerprint}[/] on record [bold]{record.id}[/]")
+    console.print(f"[bold]{escape(ruleset.name)}[/] [dim]{ruleset.fingerprint}[/] on record [bold]{escape(str(record.id))}[/]")
     if decision is None:
         console.print(f"  the ruleset has no `{record.question_type}` section; not scored")
         return
     if record.choices:
-        console.print("  options: " + ", ".join(f"{k}={v!r}" for k, v in record.choices.items()))
+        console.print("  options: " + ", ".join(f"{k}={v!r}" for k, v in record.choices.items()), markup=False)
     console.print(Text("  reply:    ") + Text(repr(record.response[:400])))
     if decision.text != record.response:
         console.print(Text("  prepared: ") + Text(repr(decision.text[:400])))
@@ -65,22 +66,22 @@ def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, d
         line.append(f"{st.step}", style="bold")
         line.append(f"  ({st.file.rsplit('/', 1)[-1]}:{st.line})", style="dim")
         console.print(line)
-        console.print(f"             looked for: {st.looked_for}")
+        console.print(f"             looked for: {st.looked_for}", markup=False)
         if st.candidates:
             shown = ", ".join(f"{c.answer!r}@{c.start}" for c in st.candidates[:12])
             more = f" (+{len(st.candidates) - 12} more)" if len(st.candidates) > 12 else ""
-            console.print(f"             candidates: {shown}{more}")
+            console.print(f"             candidates: {shown}{more}", markup=False)
             if st.kept is not None:
-                console.print(f"             kept by where: {', '.join(f'{c.answer!r}@{c.start}' for c in st.kept[:12]) or 'none'}")
-        console.print(f"             {st.reason}")
+                console.print(f"             kept by where: {', '.join(f'{c.answer!r}@{c.start}' for c in st.kept[:12]) or 'none'}", markup=False)
+        console.print(f"             {st.reason}", markup=False)
         if st.status == "fired" and st.candidates:
             spans = [(c.start, c.end) for c in (st.kept if st.kept is not None else st.candidates) if c.answer == st.answer or isinstance(st.answer, list)]
             console.print(Text("             ") + highlight(decision.text if st.candidates else "", spans[:20]))
     verdict = {True: "[green]correct[/]", False: "[red]wrong[/]", None: "[yellow]not scored[/]"}[decision.correct]
-    console.print(f"  → pred [bold]{decision.pred!r}[/] outcome [bold]{decision.outcome}[/] step "
-                  f"[bold]{decision.step}[/] gold {record.answer!r}: {verdict}")
+    console.print(f"  → pred [bold]{escape(repr(decision.pred))}[/] outcome [bold]{decision.outcome}[/] step "
+                  f"[bold]{escape(str(decision.step))}[/] gold {escape(repr(record.answer))}: {verdict}")
     if decision.message:
-        console.print(f"    {decision.message}")
+        console.print(f"    {decision.message}", markup=False)
 
 
 def side_by_side(console: Console, a: tuple, b: tuple) -> None:

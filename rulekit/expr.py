@@ -58,6 +58,10 @@ def _parser() -> Lark:
     return Lark(grammar, parser="lalr", propagate_positions=True)
 
 
+class ConditionFailed(Exception):
+    """A condition that parsed but could not be evaluated on one record (e.g. `answer + 1` on text)."""
+
+
 class Condition:
     """A compiled condition: call it with an Env; `names` lists the variables it reads."""
 
@@ -67,7 +71,10 @@ class Condition:
         self.source, self.fn, self.names = source, fn, names
 
     def __call__(self, env: Any) -> bool:
-        return bool(self.fn(env))
+        try:
+            return bool(self.fn(env))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
+            raise ConditionFailed(f"condition `{self.source}` failed: {exc}") from None
 
     @property
     def needs_candidates(self) -> bool:
@@ -192,6 +199,8 @@ def compile_condition(source: str, loc: Loc | None = None, *, where: bool = Fals
     except UnexpectedInput as exc:
         raise ExpressionError(_describe(exc, source), _shift(loc, getattr(exc, "column", 1)),
                               help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
+    except RecursionError:
+        raise ExpressionError("condition nested too deeply", loc, code="E203") from None
     return Condition(source, fn, names)
 
 

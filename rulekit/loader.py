@@ -91,7 +91,10 @@ def read_yaml(path: Path) -> Any:
                                                 loc, code="E101")]) from None
     if node is None:
         raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")
-    data = _convert(file, node, errors)
+    try:
+        data = _convert(file, node, errors)
+    except RecursionError:
+        raise RulesetError("YAML nested too deeply (a recursive alias?)", Loc(file, 1, 1), code="E101") from None
     if errors:
         raise ErrorGroup(errors)
     return data
@@ -99,6 +102,8 @@ def read_yaml(path: Path) -> Any:
 
 def resolve_path(name_or_path: str, relative_to: Path | None = None) -> Path:
     """A built-in ruleset name or a path (relative to the including file) → an existing path."""
+    if not isinstance(name_or_path, str):
+        raise RulesetError(f"a ruleset reference must be a name or a path, got {name_or_path!r}", code="E105")
     builtins = builtin_rulesets()
     if name_or_path in builtins:
         return builtins[name_or_path]
@@ -123,7 +128,7 @@ def _merge_section(parent: dict, child: dict, file: str) -> dict:
     merged.loc, merged.locs = getattr(child, "loc", None), dict(getattr(parent, "locs", {}))
     merged.locs.update(getattr(child, "locs", {}))
     for key, value in child.items():
-        if key == "steps" and "steps" in parent:
+        if key == "steps" and isinstance(parent.get("steps"), list) and isinstance(value, list):
             merged["steps"] = _merge_steps(parent["steps"], value, file)
         elif key != "from":
             merged[key] = value
@@ -228,6 +233,8 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
 
 
 def _resolve_relative(name: str, including: Path) -> str:
+    if not isinstance(name, str):
+        raise RulesetError(f"`extends:`/`from:` must name a ruleset, got {name!r}", Loc(str(including), 1, 1), code="E105")
     local = including.parent / name
     if name not in builtin_rulesets() and local.is_file():
         return str(local)
@@ -236,7 +243,12 @@ def _resolve_relative(name: str, including: Path) -> str:
 
 def fingerprint(data: Any, seed: int | None) -> str:
     """Short hash of a ruleset's merged, normalized content and the seed: a number's provenance."""
-    blob = orjson.dumps(_plain(data), option=orjson.OPT_SORT_KEYS) + f"|seed={seed}".encode()
+    try:
+        blob = orjson.dumps(_plain(data), option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # e.g. integers beyond 64 bits: fall back to the standard library
+        import json
+        blob = json.dumps(_plain(data), sort_keys=True, default=str).encode()
+    blob += f"|seed={seed}".encode()
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
@@ -286,8 +298,12 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
         path = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
         kind = err["type"]
         if kind == "extra_forbidden":
-            key = path[-1]
-            allowed = known_keys(data, path[:-1])
+            key = err["loc"][-1]
+            path = path if path and path[-1] == key else path + (key,)
+            try:
+                allowed = known_keys(data, path[:-1])
+            except (KeyError, IndexError, TypeError, AttributeError):
+                allowed = []
             hint = _did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
             error = RulesetError(f"unknown key `{key}`", key_loc(data, path), help=hint, code="E110")
         elif kind == "missing":

@@ -47,7 +47,7 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         if show_expected:
             row.append(pct(r.metrics.get("expected_accuracy")))
         if band:
-            lo, hi = band["ci"][r.ruleset]
+            lo, hi = band["ci"].get(r.ruleset, (None, None))
             row.append(f"{pct(lo)}–{pct(hi)}")
         row += [str(r.outcomes.get(o, 0)) for o in OUTCOMES]
         row.append(r.fingerprint + (f" seed={r.seed}" if r.seed is not None else ""))
@@ -57,7 +57,7 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         if r.skipped:
             what = ", ".join(f"{n} {t}" for t, n in r.skipped.items())
             captions.append(f"{r.ruleset}: not scored (no section for them): {what}")
-    if band:
+    if band and band.get("spread") is not None:
         captions.append(f"extraction band: {pct(band['min'])}–{pct(band['max'])} "
                         f"(spread {100 * band['spread']:.2f} points across {len(results)} rulesets)")
     if captions:
