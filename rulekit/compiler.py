@@ -124,6 +124,8 @@ def _compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
         raise RulesetError(f"invalid regex `{pattern}`: {exc}", loc, code="E120") from None
     except RecursionError:
         raise RulesetError("regex nested too deeply", loc, code="E120") from None
+    except Exception as exc:  # the regex module has internal errors on odd patterns; never let them out
+        raise RulesetError(f"invalid regex `{pattern}`: {type(exc).__name__}: {exc}", loc, code="E120") from None
 
 
 def _timed(fn, *args):
@@ -313,8 +315,8 @@ class RegexFinder(Finder):
         cache = pattern_cache(opts, False)
         found = cache.get(self.key)
         if found is None:
-            letters = "".join(regex.escape(l) for l in opts.letters) or "^\\s\\S"
-            source = self.source.replace("{letters}", f"[{letters}]")
+            letters = "".join(regex.escape(l) for l in opts.letters)
+            source = self.source.replace("{letters}", f"[{letters}]" if letters else "(?!)")
             found = _compile_regex(source, self.loc)
             if self.group not in found.groupindex:
                 raise RulesetError(f"regex `{self.source}` has no named group `(?P<{self.group}>...)`", self.loc,

@@ -169,7 +169,7 @@ class Evaluator:
                             message="no step fired and the ruleset has no fallback", trace=traces, text=prepared if traces is not None else "")
         if isinstance(fb, S.RandomOption):
             spec = fb.random_option
-            letters = opts.letter_list + [x for x in spec.extra if x not in opts.letters]
+            letters = opts.letter_list + [x for x in dict.fromkeys(spec.extra) if x not in opts.letters]
             if not opts.letters:
                 return Decision(record.id, None, None, 0.0, "error", "random-option",
                                 message="random-option fallback: the record has no options", trace=traces, text=prepared if traces is not None else "")

@@ -147,6 +147,8 @@ class _Build(Transformer):
 
     def arith(self, a, op, b):
         fn = _ARITH[str(op)]
+        if str(op) == "*":
+            return lambda env: _bounded_mul(a(env), b(env))
         return lambda env: fn(a(env), b(env))
 
     def compare(self, a, op, b):
@@ -167,6 +169,17 @@ class _Build(Transformer):
 
     def or_(self, a, b):
         return lambda env: a(env) or b(env)
+
+
+MAX_REPEAT = 100_000
+
+
+def _bounded_mul(a, b):
+    """`*`, except that repeating a string or list is capped (a condition cannot allocate gigabytes)."""
+    for seq, n in ((a, b), (b, a)):
+        if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * max(n, 0) > MAX_REPEAT:
+            raise ValueError(f"repetition longer than {MAX_REPEAT:,} items")
+    return a * b
 
 
 def _safe_cmp(fn, a, b):

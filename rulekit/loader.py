@@ -58,10 +58,18 @@ def _convert(file: str, node: yaml.Node, errors: list[RulesetError]) -> Any:
         out = LocList(_convert(file, item, errors) for item in node.value)
         out.loc, out.locs = _loc(file, node), [_loc(file, item) for item in node.value]
         return out
+    if not node.tag.startswith("tag:yaml.org,2002:"):
+        errors.append(RulesetError(f"YAML tag `{node.tag}` is not allowed in a ruleset", _loc(file, node), code="E101"))
+        return None
     value = yaml.SafeLoader.construct_scalar(_SCALAR_LOADER, node)
     if node.tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
         return value
-    return _SCALAR_LOADER.construct_object(node, deep=True)
+    try:
+        return _SCALAR_LOADER.construct_object(node, deep=True)
+    except Exception as exc:  # PyYAML's constructors raise many types on odd tagged scalars
+        errors.append(RulesetError(f"cannot read `{node.value}` as {node.tag.rsplit(':', 1)[-1]}: {exc}".split("\n")[0],
+                                   _loc(file, node), code="E101"))
+        return None
 
 
 _SCALAR_LOADER = yaml.SafeLoader("")
@@ -283,7 +291,7 @@ def key_loc(data: Any, path: tuple) -> Loc | None:
             parent = parent[part]
         except (KeyError, IndexError, TypeError):
             return locate(data, path)
-    if hasattr(parent, "locs") and isinstance(path[-1], str):
+    if isinstance(parent, LocDict) and isinstance(path[-1], str):
         return parent.locs.get("@key:" + path[-1]) or locate(data, path)
     return locate(data, path)
 

@@ -273,7 +273,7 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
     pairs = pair_rows(decisions, records)
     n = len(pairs)
     correct = [d.correct is True for d, _ in pairs]
-    labels = [r.field(spec.role) for _, r in pairs] if spec.role else [None] * n
+    labels = [_hashable(r.field(spec.role)) for _, r in pairs] if spec.role else [None] * n
     buckets = ([group_key(r.field(spec.breakdown)) for _, r in pairs]
                if spec.breakdown else [None] * n)
 

@@ -154,7 +154,12 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
                 raise fail(f"column {src!r} (mapped to {name}) not found",
                            path, line, where, help=f"columns: {', '.join(map(str, raw))}")
             if name.startswith("meta."):
-                base["meta"] = {**(base.get("meta") or {}), name[5:]: value}
+                meta = base.get("meta")
+                if not isinstance(meta, dict):
+                    if not is_blank(meta) and meta != "":
+                        raise fail("meta must be a JSON object", path, line, where)
+                    meta = {}
+                base["meta"] = {**meta, name[5:]: value}
             else:
                 base[name] = value
             if extras and src in extras:
