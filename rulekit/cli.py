@@ -78,6 +78,8 @@ _input_options = [
     click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN",
                  help="Map a record field to an input column, e.g. response=prediction."),
     click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
+    click.option("--max-chars", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+                 help="Replies longer than this are not decided (outcome error)."),
 ]
 
 
@@ -103,7 +105,7 @@ def _progress(enabled: bool):
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write DIR/<ruleset>.decisions.jsonl.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, output_dir, fmt):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -124,7 +126,7 @@ def eval_cmd(rulesets, inputs, fields, seed, output_dir, fmt):
                 progress.update(task, completed=count[0], rate=f"{count[0] / (time.perf_counter() - start):,.0f}/s")
         progress.start()
     try:
-        results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=callback)
+        results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=callback, max_chars=max_chars)
     finally:
         if progress is not None:
             progress.stop()
@@ -141,7 +143,7 @@ def eval_cmd(rulesets, inputs, fields, seed, output_dir, fmt):
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
 @click.option("--show", type=int, default=2, show_default=True, help="Example replies shown per flip group.")
 @user_errors
-def diff(rulesets, inputs, fields, seed, fmt, show):
+def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from .diff import diff_results, render_diff
     from .evaluate import evaluate
@@ -149,7 +151,7 @@ def diff(rulesets, inputs, fields, seed, fmt, show):
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed)
+    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars)
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
     render_diff(report, fmt, _out())
 

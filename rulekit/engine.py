@@ -17,6 +17,7 @@ from .compare import compare, normalize_answers
 from .trace import Candidate, Decision, StepTrace
 
 MAX_TRACE_CANDIDATES = 200
+MAX_CHARS = 1_000_000  # replies longer than this are not decided (outcome `error`); --max-chars changes it
 
 
 class Env:
@@ -59,9 +60,10 @@ class Env:
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed."""
 
-    def __init__(self, ruleset: CompiledRuleset, seed: int | None = None):
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None = None, max_chars: int = MAX_CHARS):
         self.ruleset = ruleset
         self.seed_override = seed
+        self.max_chars = max_chars
         self._streams: dict[str, random.Random] = {}
 
     def seed_for(self, section: CompiledSection) -> int:
@@ -82,6 +84,10 @@ class Evaluator:
         if section is None:
             return None
         traces: list[StepTrace] | None = [] if trace else None
+        if isinstance(record.response, str) and len(record.response) > self.max_chars:
+            return Decision(record.id, None, None, 0.0, "error", None,
+                            message=f"reply of {len(record.response):,} characters exceeds the limit of "
+                                    f"{self.max_chars:,} (--max-chars)")
         try:
             return self._decide(section, record, traces)
         except RegexTimeout:

@@ -10,6 +10,45 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+# Every code rulekit reports, with what it means. tests/test_errors.py checks that each one has a
+# fixture holding its exact rendered message (tests/fixtures/{bad,lint,cli}/).
+ERROR_CODES = {
+    "E100": "the ruleset file is not a mapping",
+    "E101": "the file cannot be read as YAML (syntax, a disallowed tag, nesting too deep)",
+    "E102": "a mapping key is not a string",
+    "E103": "a key appears twice in one mapping (YAML would silently keep the last)",
+    "E104": "a tab is used for indentation",
+    "E105": "`extends:`/`from:`/`-r` names no built-in ruleset and no file",
+    "E106": "an `extends:` override names a step the parent does not have, or has no `id`",
+    "E107": "`extends:` forms a cycle",
+    "E110": "unknown key (with the closest known key as a hint)",
+    "E111": "a required key is missing",
+    "E112": "unknown vocabulary word for a find, pick, fallback, compare or prepare op",
+    "E113": "a value has the wrong type or is out of range",
+    "E120": "a regex does not compile",
+    "E121": "a regex lacks the named group the step reads its answer from",
+    "E130": "two steps share an id",
+    "E131": "`skip-to:` names no step, or an earlier one",
+    "E132": "a step has neither `find` nor `answer`",
+    "E133": "the ruleset has no `multiple-choice` or `open` section",
+    "E140": "a golden-case file lacks `ruleset:` or `cases:`",
+    "E201": "a condition names an unknown variable or function, or calls it wrongly",
+    "E202": "a condition does not parse",
+    "E203": "a condition is nested too deeply",
+    "E300": "an input line or row is malformed or lacks a required field",
+    "E400": "a command-line option is malformed (e.g. `--field`)",
+    "E401": "an input file does not exist",
+    "E402": "`--options` is not LETTER=TEXT,...",
+    "E403": "`explain` needs `-r` and either `--id ID INPUT` or `--response`",
+    "E404": "`explain --id` names no record of the input",
+    "E405": "`diff` needs exactly two rulesets",
+    "W301": "lint: a bare yes/no/on/off that YAML turns into a boolean",
+    "W302": "lint: a step that always fires hides the steps after it",
+    "W303": "lint: a token template contains a separator, so it never matches",
+    "W304": "lint: upper-case `{letter}` patterns looked for in lowercased text",
+}
+
+
 @dataclass(frozen=True)
 class Loc:
     """A position in a file: 1-based line and column."""
@@ -19,6 +58,8 @@ class Loc:
     col: int
 
     def __str__(self) -> str:
+        if self.col <= 0:
+            return f"{self.file}:{self.line}" if self.line > 0 else self.file
         return f"{self.file}:{self.line}:{self.col}"
 
 

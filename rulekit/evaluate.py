@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .compiler import CompiledRuleset
-from .engine import Evaluator
+from .engine import MAX_CHARS, Evaluator
 from .loader import fingerprint
 from .metrics import basic_metrics, breakdown, group_metrics, outcome_counts
 from .records import Record
@@ -84,9 +84,10 @@ def effective_seed(ruleset: CompiledRuleset, seed: int | None) -> int | None:
 
 
 def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
-             output_dir: str | None = None, on_record: Callable[[], None] | None = None) -> list[Result]:
+             output_dir: str | None = None, on_record: Callable[[], None] | None = None,
+             max_chars: int = MAX_CHARS) -> list[Result]:
     """Apply every ruleset to every record (one pass over the input) and compute metrics."""
-    evaluators = [Evaluator(rs, seed) for rs in rulesets]
+    evaluators = [Evaluator(rs, seed, max_chars) for rs in rulesets]
     results = [Result(rs.name, fingerprint(rs.data, effective_seed(rs, seed)), effective_seed(rs, seed), 0, {}, {})
                for rs in rulesets]
     with ExitStack() as stack:

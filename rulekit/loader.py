@@ -222,7 +222,12 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
     parent_name = data.get("extends")
     if not parent_name:
         return data, files
-    parent, parent_files = load_data(_resolve_relative(parent_name, path), seen)
+    try:
+        parent, parent_files = load_data(_resolve_relative(parent_name, path), seen)
+    except RulesetError as exc:
+        if exc.loc is None:
+            exc.loc = data.locs.get("extends")
+        raise
     merged = LocDict(parent)
     merged.loc, merged.locs = data.loc, dict(parent.locs)
     for key_, value in data.items():
@@ -325,12 +330,26 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
             what = f"unknown {_kind_name(path)} `{got}`" if got else f"cannot tell which {_kind_name(path)} this is"
             error = RulesetError(what, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
         else:
-            where = ".".join(str(p) for p in path)
-            error = RulesetError(f"`{where}`: {err['msg']}", locate(data, path), code="E113")
+            hint = None
+            if isinstance(err.get("input"), bool):
+                hint = 'YAML reads bare yes/no/on/off/true/false as booleans: quote it ("no") if you meant text'
+            error = RulesetError(f"`{_dotted(path)}`: {err['msg']}", locate(data, path), help=hint, code="E113")
         ident = (str(error.loc), error.message)
         if ident not in seen:
             seen.add(ident)
             out.append(error)
+    return out
+
+
+def _dotted(path: tuple) -> str:
+    """`multiple-choice.steps[0].find.regex` (a union tag repeated by pydantic is shown once)."""
+    out = ""
+    previous = None
+    for part in path:
+        if part == previous:
+            continue
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        previous = part
     return out
 
 

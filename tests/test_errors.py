@@ -82,3 +82,57 @@ def test_catastrophic_regex_becomes_an_error_outcome_not_a_hang(tmp_path, patter
     assert d.outcome == outcome
     if outcome == "error":
         assert d.step == "evil" and "time limit" in d.message
+
+
+LINT = Path(__file__).parent / "fixtures" / "lint"
+CLI = Path(__file__).parent / "fixtures" / "cli"
+
+
+@pytest.mark.parametrize("fixture", sorted(p.stem for p in LINT.glob("*.yaml")))
+def test_lint_findings_are_pinned_and_exit_1(fixture, monkeypatch):
+    monkeypatch.chdir(LINT)
+    result = CliRunner().invoke(main, ["check", f"{fixture}.yaml"])
+    assert result.exit_code == 1
+    assert result.stderr == (LINT / f"{fixture}.expected").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fixture", sorted(p.stem for p in CLI.glob("*.args")))
+def test_input_and_usage_errors_are_pinned(fixture, monkeypatch):
+    monkeypatch.chdir(CLI)
+    args = (CLI / f"{fixture}.args").read_text(encoding="utf-8").splitlines()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert result.stderr == (CLI / f"{fixture}.expected").read_text(encoding="utf-8")
+
+
+def test_every_error_code_is_documented_and_has_a_pinned_fixture():
+    import re
+
+    from rulekit.errors import ERROR_CODES
+
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(rulekit_dir()).rglob("*.py"))
+    used = set(re.findall(r'code="([EW]\d+)"', source)) | {"E300", "E400"}
+    assert used <= set(ERROR_CODES), f"undocumented: {sorted(used - set(ERROR_CODES))}"
+    pinned = "".join(p.read_text(encoding="utf-8") for d in (BAD, LINT, CLI) for p in d.glob("*.expected"))
+    missing = [code for code in ERROR_CODES if f"[{code}]" not in pinned]
+    assert missing == []
+
+
+def rulekit_dir():
+    import rulekit
+    return Path(rulekit.__file__).parent
+
+
+def test_a_huge_reply_is_an_error_outcome_not_a_memory_problem(tmp_path):
+    import json
+
+    from rulekit import Evaluator, Record, load_ruleset
+
+    d = Evaluator(load_ruleset("vlmevalkit"), max_chars=1000).decide(
+        Record("big", "multiple-choice", "A" * 5000, "A", {"A": "x", "B": "y"}))
+    assert d.outcome == "error" and "exceeds the limit" in d.message
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps({"id": "big", "response": "B " * 3000, "choices": {"A": "x", "B": "y"}, "answer": "B"}) + "\n")
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit", str(data), "--max-chars", "100", "--format", "json"])
+    assert json.loads(result.stdout)["results"][0]["outcomes"]["error"] == 1
