@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 
 __all__ = ["mcnemar_exact", "bootstrap_ci", "paired_bootstrap_ci"]
 
@@ -26,6 +25,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     correctly rounded, at the end; fast for b + c in the tens of thousands. ``b + c == 0``
     (no discordant pair) gives 1.0. Example: ``mcnemar_exact(1, 7) == 0.0703125``.
     """
+    import numpy as np  # imported here: `import rulekit` stays light
     for name, v in (("b", b), ("c", c)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ValueError(f"mcnemar_exact: {name} must be a non-negative integer, got {v!r}")
@@ -47,6 +47,7 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def _as_1d(values: Sequence[float], name: str) -> np.ndarray:
+    import numpy as np  # imported here: `import rulekit` stays light
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional")
@@ -72,6 +73,7 @@ def _bootstrap_means(x: np.ndarray, rng: np.random.Generator, n_resamples: int) 
     Multinomial(n, frequencies): same distribution as drawing indices, at O(resamples × values)
     cost. Otherwise indices are drawn in chunks that bound memory.
     """
+    import numpy as np  # imported here: `import rulekit` stays light
     n = x.size
     uniq, counts = np.unique(x, return_counts=True)
     if uniq.size <= _MAX_CATEGORIES:
@@ -87,6 +89,7 @@ def _bootstrap_means(x: np.ndarray, rng: np.random.Generator, n_resamples: int) 
 
 
 def _percentile_interval(means: np.ndarray, level: float) -> tuple[float, float]:
+    import numpy as np  # imported here: `import rulekit` stays light
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
@@ -100,6 +103,7 @@ def bootstrap_ci(values: Sequence[float], seed: int, n_resamples: int = 2000,
     ``numpy.random.default_rng(seed)``: the same seed gives the same interval. Returns
     ``(low, high)`` as fractions; raises ValueError on empty input or a level outside (0, 1).
     """
+    import numpy as np  # imported here: `import rulekit` stays light
     _check_level(level, n_resamples)
     x = _as_1d(values, "values")
     return _percentile_interval(_bootstrap_means(x, np.random.default_rng(seed), n_resamples),
@@ -115,6 +119,7 @@ def paired_bootstrap_ci(a: Sequence[float], b: Sequence[float], seed: int,
     paired. Uses ``numpy.random.default_rng(seed)`` and is reproducible for a given seed.
     Returns ``(low, high)``; raises ValueError when the lengths differ or the input is empty.
     """
+    import numpy as np  # imported here: `import rulekit` stays light
     _check_level(level, n_resamples)
     xa = _as_1d(a, "a")
     xb = _as_1d(b, "b")
