@@ -104,16 +104,27 @@ def _progress(enabled: bool):
 @input_options
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write DIR/<ruleset>.decisions.jsonl.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
+@click.option("--judge-url", help="Judge endpoint (OpenAI-compatible base URL); overrides the ruleset and RULEKIT_JUDGE_URL.")
+@click.option("--judge-model", help="Judge model; overrides the ruleset and RULEKIT_JUDGE_MODEL.")
+@click.option("--judge-cache", type=click.Path(dir_okay=False), help="SQLite cache of judge replies (RULEKIT_JUDGE_CACHE).")
+@click.option("--judge-dry-run", is_flag=True, help="Print how many records would go to the judge, and stop.")
+@click.option("--judge-replay", is_flag=True, help="Use only cached judge replies; a miss is an error.")
+@click.option("--judge-concurrency", type=click.IntRange(1, 256), default=8, show_default=True, help="Judge requests in flight.")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
     from .evaluate import evaluate
+    from .judge import prepare_eval
     from .report import print_results
 
     loaded = _load(rulesets)
     records = _records(inputs, fields)
+    prepared = prepare_eval(loaded, records, seed, _out(), **judge)  # judge: overrides, dry run, prefetch
+    if prepared is None:
+        return
+    loaded, records = prepared
     progress = _progress(fmt == "table" and _ERR.is_terminal)
     callback = None
     if progress is not None:
@@ -311,6 +322,38 @@ def schema():
     from .schema import Ruleset
 
     click.echo(json.dumps(Ruleset.model_json_schema(by_alias=True), indent=2))
+
+
+@main.command()
+@click.option("--model", required=True, help="Model path or name (with --base-url: the served model; default: the only one).")
+@click.option("--data", required=True, help="Our JSONL records, a save_to_disk folder, a data file, or a `datasets` name.")
+@click.option("--split", help="Dataset split (e.g. validation).")
+@click.option("--config", "data_config", help="Dataset configuration (e.g. an MMMU subject).")
+@click.option("--layout", type=click.Choice(["auto", "mmmu", "mmevalpro", "scienceqa", "records"]), default="auto",
+              show_default=True, help="How dataset rows map to records.")
+@click.option("--prompt", default="vlmevalkit-mcq", show_default=True, help="Prompt style: built-in name or YAML path.")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="Outputs JSONL (our record schema).")
+@click.option("--resume", is_flag=True, help="Skip ids already in --output and append.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output.")
+@click.option("--max-tokens", type=click.IntRange(min=1), help="Tokens per reply (default: the prompt style's, else 128).")
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.0, show_default=True, help="0 is greedy.")
+@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=1.0, show_default=True)
+@click.option("--sampling-seed", type=int, help="Sampling seed (for --temperature > 0).")
+@click.option("--base-url", help="Use this OpenAI-compatible server (e.g. `vllm serve`) instead of the offline engine.")
+@click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True, help="Records written per batch.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N items.")
+@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
+              help="vllm.LLM argument, e.g. dtype=float32 max_model_len=4096 (value read as YAML); repeatable.")
+@user_errors
+def generate(model, data, split, data_config, layout, prompt, output, resume, overwrite, max_tokens, temperature, top_p,
+             sampling_seed, base_url, api_key, chat, batch_size, concurrency, limit, engine_args):
+    """Generate model replies with vLLM (offline engine, or a server with --base-url) into our records."""
+    from .generate.cli import run_generate
+
+    run_generate(_ERR, locals())
 
 
 @main.command()

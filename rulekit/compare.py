@@ -68,11 +68,16 @@ def compare(kind: Any, pred: Any, gold: Any, normalize: S.Normalize | None) -> b
             elif any(type(g) is not str and p == g for g in norm):
                 return True
         return False
+    if not isinstance(kind, S.Exact):  # scored compares (relaxed, anls, mra, yes-no, int, cases): rulekit/scoring.py
+        from .records import Record
+        from .scoring import verdict
+
+        return verdict(kind, pred, Record("", "open", "", gold), normalize)[0] is True
     opts = kind.exact
     a = pred if isinstance(pred, str) else str(pred)
     if opts.strip:
         a = a.strip()
-    if opts.case == "ignore":
+    if opts.case in ("ignore", "lower-prediction"):
         a = a.lower()
     for g in golds:
         if g is None:

@@ -105,6 +105,9 @@ def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[
             fns.append(lambda t, p=pattern: _timed(p.sub, "", t))
         elif isinstance(op, S.TruncateOp):
             fns.append(lambda t, n=op.truncate: t[:n])
+        elif isinstance(op, S._text.TEXT_OPS):  # extract, slice, split-take, regex-replace: rulekit/textops.py
+            from .textops import compile_text_op
+            fns.append(compile_text_op(op, loc_of(i)))
     if not fns:
         return None
     if len(fns) == 1:
@@ -423,6 +426,9 @@ def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:
         return WholeFinder()
     if isinstance(find, S.TailAfterFind):
         return TailAfterFinder(find, loc)
+    if isinstance(find, S._text.BoxedFind):
+        from .textops import BoxedFinder
+        return BoxedFinder(find.boxed)
     raise RulesetError(f"unsupported find {find!r}", loc)  # pragma: no cover - schema prevents it
 
 
@@ -576,7 +582,10 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
         raise ErrorGroup(errors)
     prep_node = data.get("prepare", []) if data is not None else []
     prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
-    return CompiledSection(name, prepare, steps, section.fallback, section.normalize, section.compare,
+    from .scoring import compile_compare
+
+    compare = compile_compare(section.compare, data.get("compare") if data is not None else None)
+    return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
                            tuple(section.letters_if_missing))
 
 
@@ -645,9 +654,8 @@ def load_ruleset(name_or_path: str) -> CompiledRuleset:
         raise ErrorGroup(errors)
     if not sections:
         raise RulesetError("the ruleset has no `multiple-choice` or `open` section", getattr(data, "loc", None), code="E133")
-    seeds = [s.fallback.random_option.seed for s in (model.multiple_choice, model.open)
-             if s is not None and isinstance(s.fallback, S.RandomOption)]
-    stream = any(s.fallback.random_option.order == "stream" for s in (model.multiple_choice, model.open)
-                 if s is not None and isinstance(s.fallback, S.RandomOption))
+    finals = [S.final_fallback(s.fallback) for s in (model.multiple_choice, model.open) if s is not None]
+    seeds = [fb.random_option.seed for fb in finals if isinstance(fb, S.RandomOption)]
+    stream = any(fb.random_option.order == "stream" for fb in finals if isinstance(fb, S.RandomOption))
     return CompiledRuleset(model.ruleset, model, sections, fingerprint(data, seeds[0] if seeds else None),
                            [str(f) for f in files], data, seeds[0] if seeds else None, stream)

@@ -13,7 +13,8 @@ from . import schema as S
 from .expr import ConditionFailed
 from .compiler import NO_ANSWER, CompiledRuleset, CompiledSection, RegexTimeout, option_set
 from .records import Record
-from .compare import compare, normalize_answers
+from .compare import normalize_answers
+from .scoring import scored_decision
 from .trace import Candidate, Decision, StepTrace
 
 MAX_TRACE_CANDIDATES = 200
@@ -54,6 +55,8 @@ class Env:
             return len({c.answer if not isinstance(c.answer, list) else tuple(c.answer) for c in self.cands})
         if name in ("question_type", "benchmark", "model"):
             return getattr(self.record, name)
+        if name == "gold":
+            return self.record.answer
         raise KeyError(name)  # pragma: no cover - names are checked at compile time
 
 
@@ -70,7 +73,7 @@ class Evaluator:
         """The seed a section's random fallback uses."""
         if self.seed_override is not None:
             return self.seed_override
-        fb = section.fallback
+        fb = S.final_fallback(section.fallback)
         return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
 
     def run(self, records: Iterable[Record], trace: bool = False) -> Iterator[tuple[Record, Decision | None]]:
@@ -164,23 +167,25 @@ class Evaluator:
                 traces.append(st)
             if section.normalize is not None:
                 answer = normalize_answers(answer, section.normalize)
-            correct = compare(section.compare, answer, record.answer, section.normalize)
-            return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id,
-                            trace=traces, text=prepared if traces is not None else "")
+            return scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
+                                   trace=traces, text=prepared if traces is not None else "")
         return self._fallback(section, record, opts, traces, prepared)
 
-    def _fallback(self, section, record, opts, traces, prepared) -> Decision:
-        fb = section.fallback
+    def _fallback(self, section, record, opts, traces, prepared, fb=None) -> Decision:
+        fb = section.fallback if fb is None else fb  # `fb`: a judge's `then:` fallback
         if fb is None:
             return Decision(record.id, None, False, 0.0, "unresolved", None,
                             message="no step fired and the ruleset has no fallback", trace=traces, text=prepared if traces is not None else "")
+        if isinstance(fb, S.Judge):
+            from .judge import judge_fallback
+            return judge_fallback(self, section, record, opts, traces, prepared, fb)
         if isinstance(fb, S.RandomOption):
             spec = fb.random_option
             letters = opts.letter_list + [x for x in dict.fromkeys(spec.extra) if x not in opts.letters]
             if not opts.letters:
                 return Decision(record.id, None, None, 0.0, "error", "random-option",
                                 message="random-option fallback: the record has no options", trace=traces, text=prepared if traces is not None else "")
-            seed = self.seed_for(section)
+            seed = spec.seed if self.seed_override is None else self.seed_override
             if spec.order == "stream":
                 rng = self._streams.get(section.name)
                 if rng is None:
@@ -188,17 +193,14 @@ class Evaluator:
             else:
                 rng = random.Random(f"{seed}\x1f{record.id}")
             pred = rng.choice(letters)
-            correct = compare(section.compare, pred, record.answer, None)
-            return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "fallback", "random-option",
-                            k=len(letters), trace=traces, text=prepared if traces is not None else "")
+            return scored_decision(section.compare, pred, record, None, "fallback", "random-option",
+                                   k=len(letters), trace=traces, text=prepared if traces is not None else "")
         if isinstance(fb, S.Constant):
-            correct = compare(section.compare, fb.constant, record.answer, None)
-            return Decision(record.id, fb.constant, correct, 1.0 if correct else 0.0, "fallback", "constant",
-                            trace=traces, text=prepared if traces is not None else "")
+            return scored_decision(section.compare, fb.constant, record, None, "fallback", "constant",
+                                   trace=traces, text=prepared if traces is not None else "")
         pred = fb.abstain
-        correct = compare(section.compare, pred, record.answer, None) if pred is not None else False
-        return Decision(record.id, pred, correct, 1.0 if correct else 0.0, "abstain", "abstain",
-                        trace=traces, text=prepared if traces is not None else "")
+        return scored_decision(section.compare, pred, record, None, "abstain", "abstain",
+                               trace=traces, text=prepared if traces is not None else "")
 
 
 def _st(step, status, reason, cands=None, kept=None) -> StepTrace:

@@ -42,6 +42,8 @@ ERROR_CODES = {
     "E403": "`explain` needs `-r` and either `--id ID INPUT` or `--response`",
     "E404": "`explain --id` names no record of the input",
     "E405": "`diff` needs exactly two rulesets",
+    "E500": "an OpenAI-compatible server (the judge, `generate --base-url`) cannot be reached or keeps failing",
+    "E501": "`--judge-replay`: a judge reply the run needs is not in the cache",
     "W301": "lint: a bare yes/no/on/off that YAML turns into a boolean",
     "W302": "lint: a step that always fires hides the steps after it",
     "W303": "lint: a token template contains a separator, so it never matches",

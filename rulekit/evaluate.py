@@ -129,7 +129,12 @@ def compute_metrics(ruleset: CompiledRuleset, decisions: list[Decision], records
         metrics["by_question_type"] = breakdown(decisions, records, "question_type")
     spec = ruleset.model.metrics
     for name in spec.breakdown:
-        metrics[f"by_{name.removeprefix('meta.')}"] = breakdown(decisions, records, name)
+        if isinstance(name, str):
+            metrics[f"by_{name.removeprefix('meta.')}"] = breakdown(decisions, records, name)
+        else:  # a declared breakdown: computed labels and rollups (metrics/rollup.py)
+            from .metrics.rollup import declared_breakdown
+
+            metrics.update(declared_breakdown(name, decisions, records))
     if spec.groups is not None:
         metrics.update(group_metrics(spec.groups, decisions, records))
     return metrics

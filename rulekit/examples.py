@@ -31,7 +31,7 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
     results = []
     for i, ex in enumerate(examples, 1):
         evaluator = Evaluator(ruleset, seed)
-        record = Record(f"example-{i}", ex.question_type, ex.response, ex.answer, ex.options)
+        record = Record(f"example-{i}", ex.question_type, ex.response, ex.answer, ex.options, meta=dict(ex.meta))
         d = evaluator.decide(record)
         problems = []
         if d is None:
@@ -46,6 +46,9 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
                 problems.append(f"expected outcome {ex.outcome}, got {d.outcome}")
             if "correct" in given and d.correct != ex.correct:
                 problems.append(f"expected correct={ex.correct}, got {d.correct}")
+            if "score" in given and (d.score is None or ex.score is None or abs(d.score - ex.score) > 1e-9) \
+                    and d.score != ex.score:
+                problems.append(f"expected score={ex.score}, got {d.score}")
         results.append(CaseResult(i, ex, problems, d.pred if d else None, d.step if d else None,
                                   d.outcome if d else None))
     return results

@@ -34,6 +34,7 @@ VARIABLES = {
     "question_type": "the record's question type (`multiple-choice` or `open`).",
     "benchmark": "the record's benchmark name.",
     "model": "the record's model label.",
+    "gold": "the record's gold answer, as given (a string, number or list; e.g. `gold in ['yes', 'no']`).",
     "meta.NAME": "a field of the record's `meta` (None when absent).",
 }
 CANDIDATE_NAMES = {"answer", "start", "end", "index", "first_index"}

@@ -214,7 +214,7 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
         if source:
             other, other_files = load_data(_resolve_relative(source, path), seen)
             files += other_files
-            if section not in other:
+            if not isinstance(other.get(section), dict):
                 raise RulesetError(f"`from: {source}`: that ruleset has no `{section}` section",
                                    data[section].locs.get("from"), code="E106")
             data[section] = _merge_section(other[section], data[section], str(path))
@@ -233,7 +233,8 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
     for key_, value in data.items():
         if key_ == "extends":
             continue
-        if key_ in SECTIONS and key_ in parent and isinstance(value, dict) and not getattr(value, "from_ruleset", None):
+        if key_ in SECTIONS and isinstance(parent.get(key_), dict) and isinstance(value, dict) \
+                and not getattr(value, "from_ruleset", None):  # a parent's `open: null` has nothing to merge
             merged[key_] = _merge_section(parent[key_], value, str(path))
         else:
             merged[key_] = value

@@ -37,6 +37,9 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
     show_expected = _has_fallback(results)
     if show_expected:
         table.add_column("expected %", justify="right")
+    show_score = any("score" in r.metrics for r in results)  # partial credit (ANLS, MRA): mean score
+    if show_score:
+        table.add_column("score %", justify="right")
     if band:
         table.add_column("95% CI", justify="right")
     for outcome in OUTCOMES:
@@ -46,6 +49,8 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         row = [r.ruleset, str(r.n), pct(r.metrics.get("accuracy"))]
         if show_expected:
             row.append(pct(r.metrics.get("expected_accuracy")))
+        if show_score:
+            row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
         if band:
             lo, hi = band["ci"].get(r.ruleset, (None, None))
             row.append(f"{pct(lo)}–{pct(hi)}")
@@ -102,6 +107,12 @@ def _breakdown_table(ruleset: str, name: str, values: dict) -> Table:
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")
     table.add_column("expected %", justify="right")
+    show_score = any(isinstance(m, dict) and "score" in m for m in values.values())
+    if show_score:
+        table.add_column("score %", justify="right")
     for key, m in values.items():
-        table.add_row(str(key), str(m.get("n")), pct(m.get("accuracy")), pct(m.get("expected_accuracy")))
+        cells = [str(key), str(m.get("n")), pct(m.get("accuracy")), pct(m.get("expected_accuracy"))]
+        if show_score:
+            cells.append(pct(m.get("score", m.get("accuracy"))))
+        table.add_row(*cells)
     return table

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from .metrics.groups import GroupSpec
 
@@ -71,6 +71,8 @@ BARE_PREPARE_DOC = {
 }
 _PREPARE_MODELS = {"strip": StripOp, "strip-ends-each": StripEndsEachOp, "pad": PadOp, "replace": ReplaceOp,
                    "remove-regex": RemoveRegexOp, "truncate": TruncateOp}
+from . import schema_text as _text  # noqa: E402  LaTeX answers: boxed find, extract/slice/split-take/regex-replace
+_PREPARE_MODELS.update(_text.TEXT_PREPARE_MODELS)
 
 
 def _tag_of(value: Any, names) -> str | None:
@@ -180,6 +182,7 @@ class TailAfterFind(Word):
 _FIND_MODELS = {"literal": LiteralFind, "token": TokenFind, "word": WordFind, "regex": RegexFind,
                 "option-text": OptionTextFind, "phrases": PhrasesFind, "whole": WholeFind,
                 "tail-after": TailAfterFind}
+_FIND_MODELS["boxed"] = _text.BoxedFind
 Find = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _FIND_MODELS.items())],
                  Discriminator(lambda v: _tag_of(v, _FIND_MODELS))]
 
@@ -283,9 +286,43 @@ class Abstain(Word):
     abstain: str | None = None
 
 
-_FALLBACK_MODELS = {"random-option": RandomOption, "constant": Constant, "abstain": Abstain}
+class JudgeSpec(Word):
+    """Options of `judge` (see `judge`)."""
+
+    base_url: str | None = None
+    model: str | None = None
+    prompt: str = "vlmevalkit-judge"
+    retries: int = Field(default=3, ge=1, le=10)
+    temperature: float = Field(default=0.0, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    then: Fallback | None = None
+
+
+class Judge(Word):
+    """`judge: {base-url, model, prompt, retries: 3, then: FALLBACK}` — ask an LLM judge on an
+    OpenAI-compatible endpoint (e.g. `vllm serve`) about a record no step decided: the `prompt` style
+    (default `vlmevalkit-judge`) gets the question, options and stripped reply; each judge reply is
+    parsed by this section's own steps, and the first they answer decides (outcome `judge`). After
+    `retries` unusable replies the `then` fallback decides (none: `unresolved`). `base-url`/`model`
+    may be left out and given by `rulekit eval --judge-url/--judge-model` or RULEKIT_JUDGE_URL /
+    RULEKIT_JUDGE_MODEL (which override them). `temperature` (0: greedy) and `max-tokens` are the
+    judge's sampling. Replies are cached on disk, keyed by model and prompt (rulekit/judge.py)."""
+
+    judge: JudgeSpec
+
+
+_FALLBACK_MODELS = {"random-option": RandomOption, "constant": Constant, "abstain": Abstain, "judge": Judge}
 Fallback = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _FALLBACK_MODELS.items())],
                      Discriminator(lambda v: _tag_of(v, _FALLBACK_MODELS))]
+JudgeSpec.model_rebuild()
+Judge.model_rebuild()
+
+
+def final_fallback(fallback):
+    """The fallback that decides when every judge fails: a `judge`'s `then`, followed to the end."""
+    while isinstance(fallback, Judge):
+        fallback = fallback.judge.then
+    return fallback
 
 
 # ---------------------------------------------------------------- normalize and compare
@@ -311,10 +348,11 @@ class Normalize(Word):
 
 
 class ExactOptions(Word):
-    """Options of `exact`."""
+    """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
+    `gold == pred.lower()`, so a gold with a capital letter never matches)."""
 
     strip: bool = False
-    case: Case = "exact"
+    case: Literal["exact", "ignore", "lower-prediction"] = "exact"
 
 
 class Exact(Word):
@@ -323,14 +361,137 @@ class Exact(Word):
     exact: ExactOptions = ExactOptions()
 
 
-BARE_COMPARE = Literal["letter", "contains-or-number"]
+
+
+# Partial-credit and typed compares (VQA benchmarks); implemented in rulekit/scoring.py. A compare
+# may set a fractional `score` (in [0, 1]); `correct` is then `score == 1`.
+class RelaxedOptions(Word):
+    """Options of `relaxed`."""
+
+    tolerance: float = 0.05
+    percent_suffix: bool = True
+    gold_list_literal: bool = False
+
+
+class Relaxed(Word):
+    """`relaxed: {tolerance: 0.05, percent-suffix: true}` — ChartQA's relaxed accuracy (pix2struct
+    `relaxed_correctness`, as in VLMEvalKit). Both texts are read with Python `float()` (surrounding
+    whitespace, "1e3", "nan", "inf" and "1_000" parse; "1,000" and "$5" do not); with `percent-suffix`
+    a text ENDING in "%" is `float(text.rstrip("%")) / 100` ("%" elsewhere makes it unparseable).
+    When the prediction parses and the gold's number is non-zero: correct iff
+    `|pred - gold| / |gold| <= tolerance`. Otherwise (either unparseable, or a gold of 0) the texts
+    must be equal ignoring case, so a gold "0" needs exactly the text "0". A list gold: any of them;
+    `gold-list-literal: true` also reads a gold string holding a Python list literal
+    ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list."""
+
+    relaxed: RelaxedOptions = RelaxedOptions()
+
+
+class AnlsOptions(Word):
+    """Options of `anls`."""
+
+    threshold: float = 0.5
+    denominator: Literal["raw", "normalized"] = "raw"
+    strict: bool = False
+    gold_list_literal: bool = False
+
+
+class Anls(Word):
+    """`anls: {threshold: 0.5, denominator: raw, strict: false}` — ANLS (Average Normalized Levenshtein
+    Similarity; DocVQA, InfoVQA), partial credit. Both texts are stripped, lowercased and their
+    whitespace runs collapsed; their Levenshtein distance (rapidfuzz) is divided by the longer
+    length — of the RAW texts (`len(text.upper())`) with `denominator: raw`, VLMEvalKit's quirk
+    (extra whitespace enlarges the denominator, so it shrinks the distance), or of the normalized
+    texts with `normalized`; two empty texts are at distance 0. Similarity s = 1 − the smallest
+    distance over the golds; s below `threshold` scores 0 (so s exactly at the threshold keeps its
+    score), `strict: true` also zeroes s equal to the threshold (the textbook rule NL < τ).
+    `score` is s; `correct` only when s == 1. `gold-list-literal: true` reads a gold string holding a
+    Python list literal ("['Nov 1', 'November 1']", VLMEvalKit's TSVs) as that list of golds."""
+
+    anls: AnlsOptions = AnlsOptions()
+
+
+class MraOptions(Word):
+    """Options of `mra`."""
+
+    thresholds: list[float] = [0.5, 0.45, 0.40, 0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05]
+    divide_by: Literal["gold", "abs-gold"] = "abs-gold"
+    zero_gold: Literal["error", "exact"] = "exact"
+
+    @field_validator("thresholds")
+    @classmethod
+    def _some(cls, value: list[float]) -> list[float]:
+        if not value:
+            raise ValueError("`thresholds` needs at least one value")
+        return value
+
+
+class Mra(Word):
+    """`mra: {thresholds: [0.5, 0.45, ..., 0.05], divide-by: abs-gold, zero-gold: exact}` — Mean Relative
+    Accuracy (VSI-Bench; Omni3DBench's float answers), partial credit. Both sides are read with
+    `float()`; an unparseable prediction scores 0 (before the gold is looked at). For each threshold t
+    the prediction passes when `|gold - pred| / D < t` (strict), D = the gold itself (`divide-by:
+    gold`, Omni3DBench's code: a negative gold makes every threshold pass) or |gold| (`abs-gold`);
+    score = passes / number of thresholds. A gold of 0: `zero-gold: error` makes the record's outcome
+    `error` (the original raises ZeroDivisionError), `exact` scores 1 for a prediction of exactly 0,
+    else 0. A gold that is not a number is an `error`. `correct` only when every threshold passes;
+    a list gold: the best of them."""
+
+    mra: MraOptions = MraOptions()
+
+
+class YesNoOptions(Word):
+    """Options of `yes-no`."""
+
+    yes: list[str] = ["yes"]
+    no: list[str] = ["no"]
+    match: Literal["substring", "word", "exact"] = "substring"
+
+
+class YesNo(Word):
+    """`yes-no: {"yes": ["yes", "true"], "no": ["no", "false"], match: substring}` — yes/no questions
+    (quote the words: YAML reads a bare yes/no/true/false as a boolean). The gold,
+    stripped and lowercased, must be one of the `yes` or `no` words (otherwise the record is wrong)
+    and picks that side; the lowercased prediction is correct when any word of that side occurs in
+    it: anywhere (`substring`, Omni3DBench: "no" is inside "not sure", "know" and "cannot", "yes"
+    inside "eyes", and a reply holding both words is right either way), as a whole word (`word`), or
+    as the whole stripped prediction (`exact`)."""
+
+    yes_no: YesNoOptions = YesNoOptions()
+
+
+class CompareCase(Word):
+    """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
+
+    when: str
+    compare: "Compare"
+
+
+class Cases(Word):
+    """`cases: [{when: CONDITION, compare: COMPARE}, ...]` — pick the compare per record: the first case
+    whose condition holds decides (conditions as in a step's `when:`, evaluated on the record, with
+    `gold` and `meta.NAME`, e.g. `meta.answer_type == 'float'`; `words`/`length` measure the
+    prediction). When no case holds the record's outcome is `error` (it is counted, not dropped)."""
+
+    cases: list[CompareCase]
+
+
+BARE_COMPARE = Literal["letter", "contains-or-number", "int"]
 BARE_COMPARE_DOC = {
     "letter": "correct when the extracted letter equals the gold letter (a list gold: any of them).",
     "contains-or-number": "open questions: correct when a normalized gold string is a substring of an extracted "
                           "string, or an extracted number equals a normalized numeric gold.",
+    "int": "the prediction and the gold read with Python `int()` are equal (surrounding whitespace, a sign and `_` "
+           "separators are fine; '3.0' or 'three' do not parse, which makes the record wrong); a gold that is not an "
+           "integer makes the outcome `error`.",
 }
-Compare = Annotated[Union[Annotated[Exact, Tag("exact")], Annotated[BARE_COMPARE, Tag("bare")]],
-                    Discriminator(lambda v: _tag_of(v, {"exact": Exact}))]
+_COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "cases": Cases}
+from . import schema_math as _math  # noqa: E402  int-equal, float-equal, equivalent (SymPy): rulekit/mathcompare.py
+_COMPARE_MODELS.update(_math.COMPARE_MODELS)
+Compare = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _COMPARE_MODELS.items())
+                          + (Annotated[BARE_COMPARE, Tag("bare")],)],
+                    Discriminator(lambda v: _tag_of(v, _COMPARE_MODELS))]
+CompareCase.model_rebuild()
 
 
 class Section(Word):
@@ -350,16 +511,19 @@ class Section(Word):
 
 class Example(Word):
     """An embedded test case: `response`, `options` (letter → text), `answer` (gold), `question-type`,
-    and what must come out: `expect` (the answer), `via` (the deciding step), `outcome`, `correct`."""
+    `meta` (the record's meta fields, e.g. `answer_type`), and what must come out: `expect` (the
+    answer), `via` (the deciding step), `outcome`, `correct`, `score` (to within 1e-9)."""
 
     response: str
     options: dict[str, str] | None = None
     answer: Any = None
     question_type: Literal["multiple-choice", "open"] = "multiple-choice"
+    meta: dict[str, Any] = {}
     expect: Any = None
     via: str | None = None
     outcome: str | None = None
     correct: bool | None = None
+    score: float | None = None
     source: str | None = None
 
 
@@ -372,11 +536,60 @@ class Reproduces(Word):
     function: str | None = None
 
 
+class BreakdownCase(Word):
+    """One entry of a breakdown's `cases`: `when` (a condition on the record) and the `value` (label) it gives."""
+
+    when: str
+    value: str
+
+    @field_validator("when")
+    @classmethod
+    def _parses(cls, value: str) -> str:
+        from .errors import RulesetError
+        from .expr import compile_condition
+
+        try:
+            compile_condition(value)
+        except RulesetError as exc:
+            raise ValueError(f"condition `{value}`: {exc.message}") from None
+        return value
+
+
+class BreakdownSpec(Word):
+    """A breakdown entry written as a mapping. `field: NAME` breaks down by a record field (like the plain
+    string form); `name: NAME` with `cases: [{when: CONDITION, value: LABEL}, ...]` by a label computed
+    per record — the first case that holds gives it, none gives "(missing)" (conditions as in `when:`,
+    with `gold` and `meta.NAME`). `rollup: {GROUP: [value, ...], ...}` adds, per group, the UNWEIGHTED
+    mean of the listed values' figures (VMCBench's General / Reasoning / OCR / Doc & Chart); values
+    absent from the data are left out of the mean (and listed under `missing`), a group with none
+    present is None. Results: `by_<name>` and `by_<name>_rollup` (`name` defaults to the field
+    without its `meta.` prefix)."""
+
+    field: str | None = None
+    name: str | None = None
+    cases: list[BreakdownCase] = []
+    rollup: dict[str, list[str]] = {}
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "BreakdownSpec":
+        if (self.field is None) == (not self.cases):
+            raise ValueError("a breakdown needs either `field` or `cases` (not both)")
+        if self.cases and not self.name:
+            raise ValueError("a breakdown by `cases` needs a `name`")
+        return self
+
+    @property
+    def key(self) -> str:
+        """The result key's suffix: `name`, else the field without `meta.`."""
+        return self.name or (self.field or "").removeprefix("meta.")
+
+
 class Metrics(Word):
     """`metrics:` — extra metrics over the decisions: `breakdown: [fields]` reports accuracy per value of
-    each record field; `groups:` a group metric (see GroupSpec)."""
+    each record field (an entry may also be a mapping, see BreakdownSpec: computed labels and rollups);
+    `groups:` a group metric (see GroupSpec)."""
 
-    breakdown: list[str] = []
+    breakdown: list[Union[str, BreakdownSpec]] = []
     groups: GroupSpec | None = None
 
 
@@ -408,9 +621,12 @@ VOCABULARY: dict[str, type[Word]] = {
     **{f"find: {k}": m for k, m in _FIND_MODELS.items()},
     **{f"pick: {k}": m for k, m in _PICK_MODELS.items()},
     **{f"fallback: {k}": m for k, m in _FALLBACK_MODELS.items()},
-    "compare: exact": Exact, "normalize": Normalize, "groups": GroupSpec,
+    "compare: exact": Exact, "normalize": Normalize, "groups": GroupSpec, "breakdown": BreakdownSpec,
+    **{f"compare: {k}": m for k, m in _COMPARE_MODELS.items() if k != "exact"}, "compare case": CompareCase,
 }
 BARE_WORDS = {"prepare": BARE_PREPARE_DOC, "pick": BARE_PICK_DOC, "compare": BARE_COMPARE_DOC}
+VOCABULARY.update(_math.VOCABULARY)
+BARE_WORDS.update(_math.BARE_WORDS)
 
 
 def known_keys(data: Any, path: tuple) -> list[str]:

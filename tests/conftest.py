@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from vllm_support import items_file, tiny_model, vllm_env, vllm_server  # noqa: F401  (real-engine fixtures)
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
 LABELS = SHARED / "conformance" / "labels.jsonl"

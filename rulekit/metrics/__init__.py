@@ -43,23 +43,35 @@ def basic_metrics(decisions: Sequence[Decision]) -> dict:
     (``correct is None`` counts as wrong); `expected_accuracy` counts each random fallback as
     1/k (see :func:`expected_credit`); `fallback` = number of decisions with outcome
     "fallback" (random or constant). With no decisions both accuracies are None.
+
+    When any decision has a fractional ``score`` (partial-credit compares such as ANLS or MRA),
+    ``"score"`` is added: the mean of the scores (None counts as 0) — the benchmark's headline.
     """
     n = len(decisions)
     correct = 0
     expected = 0.0
     fallback = 0
+    total = 0.0
+    fractional = False
     for d in decisions:
         if d.correct is True:
             correct += 1
         expected += expected_credit(d)
         if d.outcome == "fallback":
             fallback += 1
-    return {
+        s = d.score or 0.0
+        total += s
+        if 0.0 < s < 1.0:
+            fractional = True
+    out = {
         "n": n,
         "accuracy": correct / n if n else None,
         "expected_accuracy": expected / n if n else None,
         "fallback": fallback,
     }
+    if fractional:
+        out["score"] = total / n
+    return out
 
 
 def outcome_counts(decisions: Sequence[Decision]) -> dict:

@@ -7,6 +7,17 @@ A *group* is the set of rows sharing a value of the `group-by` field. Examples:
   counts for *genuine accuracy* only when all three of its questions are right.
 * CircularEval (MMBench): ``group-by: g_index``, ``require: all`` (every rotation right), no roles.
 * "at least k of n samples right": ``require: at-least 3``.
+* WeMath's four dimensions: ``group-by: ID``, ``whole: {field: key, pattern: "multi$"}`` — each
+  group is a multi-step problem (its ``whole`` row) and its one-step sub-problems (the other rows).
+
+CircularEval (VLMEvalKit ``mcq_circular_eval``, reference/behaviour.md §2.5) is ``group-by:
+[g_index, id]`` with ``key-modulo: 1000000`` (VLMEvalKit's g_index column, else the row index mod
+1e6) and ``require: all``; ``report-pending: true`` adds ``pending_groups``. A wrong rule decision
+— a wrong prefetch, ``Z`` included — fails its group at once, whatever the other rotations; a group
+with no wrong decision but an ``unresolved`` row is *pending*: VLMEvalKit would ask its judge
+about it, and without a judge it scores 0 ("Failed in Prefetch"), which is what genuine accuracy
+counts. Any MCQ ruleset gets it with ``extends:`` plus these ``metrics: groups:`` lines
+(``rulesets/vlmevalkit+circular.yaml``).
 
 What :func:`group_metrics` reports (fractions in [0, 1], unrounded):
 
@@ -21,6 +32,23 @@ What :func:`group_metrics` reports (fractions in [0, 1], unrounded):
   P(R right | anchor right) over valid groups (``perception_consistency`` = PC,
   ``knowledge_consistency`` = KC).
 * ``n_rows`` and ``n_groups`` (valid groups) beside the metrics.
+* With ``report-pending: true``: ``pending_groups``, the valid groups that the rule decisions leave
+  unsatisfied but that WOULD satisfy `require` if every ``unresolved`` row were right (for
+  ``require: all``: no row decided wrong and at least one unresolved) — the groups a judge would
+  still be asked about.
+* With ``whole: {field, pattern}`` (WeMath, arXiv 2407.01284): a group is one composite problem —
+  the row whose ``field`` matches the regex ``pattern`` (``re.search``) is the *whole* question, the
+  other rows its *parts* (sub-problems). Per group, with P = every part right, P' = some part right
+  and W = the whole right: IK (insufficient knowledge) = not P and not W; IG (inadequate
+  generalization) = P and not W; CM (complete mastery) = P and W; RM (rote memorization) = not P
+  and W; the loose variants are CM_loose = P' and W and RM_loose = not P' and W. Reported as
+  ``ik``, ``ig``, ``cm``, ``cm_loose`` = count / T, ``rm``, ``rm_loose`` = RM / (CM + RM) of the
+  same mode, and ``mastery_score`` / ``mastery_score_loose`` = (T − 0.5·IG − RM − IK) / T, with
+  T = the number of valid groups, or ``total`` when given (the official script hard-codes 525,
+  WeMath testmini's number of multi-step problems, so on any other set of problems its rates are
+  off by that ratio: ``total: 525`` reproduces it). ``mastery_counts`` holds the six counts. A
+  group needs exactly one whole row and at least one part, else it is invalid (the official script
+  merges on ID and lets a missing step become NaN, which is neither right nor wrong).
 * With ``breakdown: FIELD``: ``by_<FIELD>`` (a ``meta.`` prefix dropped, so ``source`` and
   ``meta.source`` both give ``by_source``) maps every value of the field to the same metrics;
   with ``macro: true`` (default) ``macro.<name>`` is the mean of the per-value figures.
@@ -93,6 +121,29 @@ def _slug(label: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", str(label).lower()).strip("_")
 
 
+MASTERY_METRICS = ("ik", "ig", "cm", "rm", "cm_loose", "rm_loose", "mastery_score", "mastery_score_loose")
+"""The four-dimension figures of a `whole:` spec (WeMath), in report order."""
+
+
+class WholeSpec(BaseModel):
+    """`whole: {field: key, pattern: "multi$"}` — the row of a group whose `field` matches the regex
+    `pattern` is the composite question; the group's other rows are its parts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    field: str = Field(min_length=1, description="record field naming the row's part, e.g. key")
+    pattern: str = Field(min_length=1, description="regex (re.search) that marks the whole question, e.g. multi$")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        try:
+            re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"invalid regex {v!r}: {exc}") from None
+        return v
+
+
 class GroupSpec(BaseModel):
     """How to form groups and what to report (the `groups:` section of a ruleset).
 
@@ -101,8 +152,23 @@ class GroupSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    group_by: str = Field(alias="group-by", min_length=1,
-                          description="record field whose value identifies a group, e.g. triplet_id")
+    group_by: str | tuple[str, ...] = Field(
+        alias="group-by", min_length=1,
+        description="record field whose value identifies a group, e.g. triplet_id; a list: the first "
+                    "field the row has (VLMEvalKit circular data: [g_index, id])")
+    key_modulo: int | None = Field(
+        default=None, alias="key-modulo", gt=0,
+        description="group key = the integer value mod N (VLMEvalKit: g_index = index % 1e6); a "
+                    "value that is not a number leaves the row without a group")
+    report_pending: bool = Field(
+        default=False, alias="report-pending",
+        description="also report pending_groups: groups only unresolved rows keep from satisfying require")
+    whole: WholeSpec | None = Field(
+        default=None, description="WeMath: which row of a group is the composite question "
+                                  "({field, pattern}); reports the four dimensions IK/IG/CM/RM")
+    total: int | None = Field(
+        default=None, gt=0, description="denominator of the four-dimension rates and score instead of the "
+                                        "number of valid groups (WeMath's script hard-codes 525)")
     role: str | None = Field(default=None,
                              description="record field giving a row's role, e.g. eval_type")
     roles: tuple[str, ...] | None = Field(
@@ -161,6 +227,10 @@ class GroupSpec(BaseModel):
                                  f"{len(self.roles)} roles")
         if self.anchor is not None and (self.roles is None or self.anchor not in self.roles):
             raise ValueError(f"anchor {self.anchor!r} is not one of the declared roles")
+        if self.whole is not None and self.roles is not None:
+            raise ValueError("`whole` (WeMath parts and whole) and `roles` do not go together")
+        if self.total is not None and self.whole is None:
+            raise ValueError("`total` is the denominator of the `whole` figures: it needs `whole`")
         if self.metrics is not None:
             known = self.metric_names
             unknown = [m for m in self.metrics if m not in known]
@@ -192,7 +262,33 @@ class GroupSpec(BaseModel):
         if self.anchor is not None:
             names.append("consistency_gap")
             names += [f"{_slug(r)}_consistency" for r in self.roles if r != self.anchor]
+        if self.whole is not None:
+            names += list(MASTERY_METRICS)
         return names
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The `group-by` fields, in the order they are tried."""
+        return (self.group_by,) if isinstance(self.group_by, str) else tuple(self.group_by)
+
+    def key_of(self, record: Record) -> Any:
+        """The row's group key (None: no group): the first `group-by` field it has, mod `key-modulo`."""
+        value = None
+        for name in self.fields:
+            value = record.field(name)
+            if value is not None:
+                break
+        if value is None or self.key_modulo is None:
+            return value
+        try:
+            if isinstance(value, float):
+                return int(value % self.key_modulo)
+            return int(value) % self.key_modulo
+        except (TypeError, ValueError):
+            try:
+                return int(float(value) % self.key_modulo)
+            except (TypeError, ValueError, OverflowError):
+                return None
 
     @property
     def reported(self) -> list[str]:
@@ -219,12 +315,16 @@ def _hashable(value: Any) -> Any:
         return repr(value)
 
 
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
 class _Group:
-    __slots__ = ("gid", "rows", "bucket", "satisfied", "by_role")
+    __slots__ = ("gid", "rows", "bucket", "satisfied", "by_role", "pending", "mastery")
 
     def __init__(self, gid: Any, rows: list[int]):
         self.gid = gid
@@ -232,6 +332,8 @@ class _Group:
         self.bucket: str | None = None
         self.satisfied = False
         self.by_role: dict[Any, bool] = {}
+        self.pending = False
+        self.mastery: tuple[bool, bool, bool] | None = None  # (every part right, some part right, whole right)
 
 
 def _figures(spec: GroupSpec, row_ids: list[int], correct: list[bool], labels: list[Any],
@@ -254,10 +356,39 @@ def _figures(spec: GroupSpec, row_ids: list[int], correct: list[bool], labels: l
             if r != spec.anchor:
                 out[f"{_slug(r)}_consistency"] = _ratio(sum(g.by_role[r] for g in anchored),
                                                         len(anchored))
+    counts = None
+    if spec.whole is not None:
+        counts = _mastery(spec, groups, out)
     chosen = {name: out[name] for name in spec.reported}
     chosen["n_rows"] = len(row_ids)
     chosen["n_groups"] = len(groups)
+    if spec.report_pending:
+        chosen["pending_groups"] = sum(g.pending for g in groups)
+    if counts is not None:
+        chosen["mastery_counts"] = counts
     return chosen
+
+
+def _mastery(spec: GroupSpec, groups: list[_Group], out: dict) -> dict:
+    """WeMath's four dimensions (see the module docstring) into `out`; returns the counts."""
+    c = {"IK": 0, "IG": 0, "CM": 0, "RM": 0, "CM_loose": 0, "RM_loose": 0}
+    for g in groups:
+        every, some, whole = g.mastery  # type: ignore[misc]
+        if whole:
+            c["CM" if every else "RM"] += 1
+            c["CM_loose" if some else "RM_loose"] += 1
+        else:
+            c["IG" if every else "IK"] += 1
+    total = spec.total if spec.total is not None else len(groups)
+    out["ik"] = _ratio(c["IK"], total)
+    out["ig"] = _ratio(c["IG"], total)
+    out["cm"] = _ratio(c["CM"], total)
+    out["cm_loose"] = _ratio(c["CM_loose"], total)
+    out["rm"] = _ratio(c["RM"], c["CM"] + c["RM"])
+    out["rm_loose"] = _ratio(c["RM_loose"], c["CM_loose"] + c["RM_loose"])
+    out["mastery_score"] = (total - 0.5 * c["IG"] - c["RM"] - c["IK"]) / total if total else None
+    out["mastery_score_loose"] = (total - 0.5 * c["IG"] - c["RM_loose"] - c["IK"]) / total if total else None
+    return c
 
 
 def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
@@ -273,6 +404,10 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
     pairs = pair_rows(decisions, records)
     n = len(pairs)
     correct = [d.correct is True for d, _ in pairs]
+    unresolved = [d.outcome == "unresolved" for d, _ in pairs]
+    whole_re = re.compile(spec.whole.pattern) if spec.whole is not None else None
+    is_whole = ([bool(whole_re.search(_text(r.field(spec.whole.field)))) for _, r in pairs]  # type: ignore[union-attr]
+                if whole_re is not None else [False] * n)
     labels = [_hashable(r.field(spec.role)) for _, r in pairs] if spec.role else [None] * n
     buckets = ([group_key(r.field(spec.breakdown)) for _, r in pairs]
                if spec.breakdown else [None] * n)
@@ -280,7 +415,7 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
     members: dict[Any, list[int]] = {}
     no_group: list[int] = []
     for i, (_, r) in enumerate(pairs):
-        gid = r.field(spec.group_by)
+        gid = spec.key_of(r)
         if gid is None:
             no_group.append(i)
         else:
@@ -289,7 +424,7 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
     invalid: list[dict] = []
     if no_group:
         invalid.append({"group": None,
-                        "problem": f"{len(no_group)} row(s) without {spec.group_by}"})
+                        "problem": f"{len(no_group)} row(s) without {' or '.join(spec.fields)}"})
     valid: list[_Group] = []
     for gid, rows in members.items():
         g = _Group(gid, rows)
@@ -315,7 +450,21 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
         if problems:
             invalid.append({"group": gid, "problem": "; ".join(problems)})
             continue
-        g.satisfied = sum(correct[i] for i in rows) >= spec.min_correct(len(rows))
+        if whole_re is not None:
+            wholes = sum(is_whole[i] for i in rows)
+            if wholes != 1:
+                problems.append(f"{wholes} rows match whole pattern {spec.whole.pattern!r}")  # type: ignore[union-attr]
+            elif len(rows) < 2:
+                problems.append("a whole question without parts")
+            if problems:
+                invalid.append({"group": gid, "problem": "; ".join(problems)})
+                continue
+            parts = [correct[i] for i in rows if not is_whole[i]]
+            g.mastery = (all(parts), any(parts), next(correct[i] for i in rows if is_whole[i]))
+        need = spec.min_correct(len(rows))
+        right = sum(correct[i] for i in rows)
+        g.satisfied = right >= need
+        g.pending = not g.satisfied and right + sum(unresolved[i] for i in rows) >= need
         if spec.roles:
             g.by_role = {labels[i]: correct[i] for i in rows}
         valid.append(g)
@@ -364,7 +513,13 @@ def _columns(result: dict) -> list[tuple[str, str]]:
     for k, ini in zip(cons, initials):
         role = k[: -len("_consistency")]
         cols.append((k, f"{ini}C" if initials.count(ini) == 1 else f"{role} cons."))
+    cols += [(k, h) for k, h in _MASTERY_HEADERS.items()
+             if k in result and (result[k] is None or isinstance(result[k], (int, float)))]
     return cols
+
+
+_MASTERY_HEADERS = {"ik": "IK", "ig": "IG", "cm": "CM", "rm": "RM", "cm_loose": "CM loose",
+                    "rm_loose": "RM loose", "mastery_score": "score", "mastery_score_loose": "score loose"}
 
 
 def _pct(v: Any) -> str:
@@ -392,7 +547,13 @@ def render_group_table(result: dict, title: str):
     if isinstance(result.get("macro"), dict):
         table.add_row("macro", *(_pct(result["macro"].get(k)) for k, _ in cols))
     table.add_row("micro", *(_pct(result.get(k)) for k, _ in cols))
+    notes = []
     bad = result.get("invalid_group_count", 0)
     if bad:
-        table.caption = f"{bad} invalid group(s) excluded from group figures"
+        notes.append(f"{bad} invalid group(s) excluded from group figures")
+    if result.get("pending_groups"):
+        notes.append(f"{result['pending_groups']} group(s) pending: only unresolved rows (a judge's work) "
+                     "keep them from counting")
+    if notes:
+        table.caption = "\n".join(notes)
     return table
