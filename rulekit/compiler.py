@@ -5,6 +5,7 @@ The engine never sees YAML or dicts. Patterns that depend on a record's options 
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -158,13 +159,14 @@ def _expand(templates: tuple[str, ...], opts: OptionSet, lower: bool) -> list[tu
     return out
 
 
-class Finder:
+class Finder(ABC):
     """Base of compiled finds: `find(text, opts, full)` → candidates; `tokens` is set for token finds."""
 
     description = ""
 
-    def find(self, text: str, opts: OptionSet, full: bool) -> list[Candidate]:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def find(self, text: str, opts: OptionSet, full: bool) -> list[Candidate]:
+        """Candidates in `text` for these options (`full`: every occurrence, for traces)."""
 
 
 def _occurrences(text: str, needle: str, answer: Any, full: bool) -> list[Candidate]:
