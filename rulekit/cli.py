@@ -62,15 +62,20 @@ def _load(names: tuple[str, ...]):
     return loaded
 
 
-def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
+def _paths(inputs: tuple[str, ...]) -> list[str]:
     from .data import sample_path
+
+    paths = list(inputs) or [str(sample_path())]
+    for p in paths:
+        if p != "-" and not Path(p).exists():
+            raise UsageError(f"input file not found: {p}", code="E401")
+    return paths
+
+
+def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
     from .readers import parse_field_map, read_records
 
-    paths = list(inputs) or [sample_path()]
-    for p in paths:
-        if not Path(p).exists():
-            raise UsageError(f"input file not found: {p}", code="E401")
-    return read_records(paths, parse_field_map(fields))
+    return read_records(_paths(inputs), parse_field_map(fields))
 
 
 _input_options = [
@@ -110,34 +115,49 @@ def _progress(enabled: bool):
 @click.option("--judge-dry-run", is_flag=True, help="Print how many records would go to the judge, and stop.")
 @click.option("--judge-replay", is_flag=True, help="Use only cached judge replies; a miss is an error.")
 @click.option("--judge-concurrency", type=click.IntRange(1, 256), default=8, show_default=True, help="Judge requests in flight.")
+@click.option("--workers", type=click.IntRange(0, 256), default=0,
+              help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input, "
+                   "judge and stream-order rulesets run in one process.")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
     from .evaluate import evaluate
-    from .judge import prepare_eval
+    from .judge import judges_of, prepare_eval
+    from .parallel import evaluate_files
+    from .readers import parse_field_map
     from .report import print_results
 
     loaded = _load(rulesets)
-    records = _records(inputs, fields)
-    prepared = prepare_eval(loaded, records, seed, _out(), **judge)  # judge: overrides, dry run, prefetch
+    paths, field_map = _paths(inputs), parse_field_map(fields)
+    prepared = prepare_eval(loaded, _records(inputs, fields), seed, _out(), **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
     loaded, records = prepared
     progress = _progress(fmt == "table" and _ERR.is_terminal)
-    callback = None
-    if progress is not None:
-        task = progress.add_task("scoring", total=None, rate="")
-        start, count = time.perf_counter(), [0]
+    start, task = time.perf_counter(), None
 
-        def callback():
-            count[0] += 1
-            if count[0] % 2000 == 0:
-                progress.update(task, completed=count[0], rate=f"{count[0] / (time.perf_counter() - start):,.0f}/s")
-        progress.start()
+    def on_progress(done: int) -> None:
+        nonlocal task
+        if progress is None:
+            return
+        if task is None:  # started on the first report: after the worker processes are forked
+            task = progress.add_task("scoring", total=None, rate="")
+            progress.start()
+        progress.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f}/s")
     try:
-        results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=callback, max_chars=max_chars)
+        if any(judges_of(rs) for rs in loaded):  # `records` holds the prefetched judge replies' input
+            count = [0]
+
+            def tick() -> None:
+                count[0] += 1
+                if count[0] % 2000 == 0:
+                    on_progress(count[0])
+            results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=tick, max_chars=max_chars)
+        else:
+            results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
+                                     on_progress=on_progress, max_chars=max_chars, workers=workers)
     finally:
         if progress is not None:
             progress.stop()
@@ -162,7 +182,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars)
+    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True)
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
     render_diff(report, fmt, _out())
 

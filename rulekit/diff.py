@@ -314,7 +314,7 @@ def extraction_band(results: list[Result], seed: int) -> dict:
     """
     accs, ci = [], {}
     for r in results:
-        scores = [1.0 if d.correct is True else 0.0 for d in r.decisions]
+        scores = [float(c) for c in r.correct]
         if scores:
             accs.append(sum(scores) / len(scores))
         ci[r.ruleset] = bootstrap_ci(scores, seed) if scores else (None, None)

@@ -60,8 +60,18 @@ class Env:
         raise KeyError(name)  # pragma: no cover - names are checked at compile time
 
 
+DRAW_LATER: Any = object()  # decide()'s answer for a stream-order random fallback when `defer_stream` is set
+
+
 class Evaluator:
-    """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed."""
+    """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
+
+    With `defer_stream` set (worker processes), a record that falls to a stream-order random
+    fallback gets `DRAW_LATER` instead of a decision; the process that sees the records in input
+    order then calls `draw(record)` for each of them, in that order.
+    """
+
+    defer_stream = False
 
     def __init__(self, ruleset: CompiledRuleset, seed: int | None = None, max_chars: int = MAX_CHARS):
         self.ruleset = ruleset
@@ -75,6 +85,11 @@ class Evaluator:
             return self.seed_override
         fb = S.final_fallback(section.fallback)
         return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
+
+    def draw(self, record: Record) -> Decision:
+        """The random-fallback decision of a record for which `decide` answered DRAW_LATER."""
+        section = self.ruleset.sections[record.question_type]
+        return self._fallback(section, record, option_set(record.choices, section.letters_if_missing), None, "")
 
     def run(self, records: Iterable[Record], trace: bool = False) -> Iterator[tuple[Record, Decision | None]]:
         """Decide every record in order; a record whose question type has no section yields None."""
@@ -187,6 +202,8 @@ class Evaluator:
                                 message="random-option fallback: the record has no options", trace=traces, text=prepared if traces is not None else "")
             seed = spec.seed if self.seed_override is None else self.seed_override
             if spec.order == "stream":
+                if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/parallel.py)
+                    return DRAW_LATER
                 rng = self._streams.get(section.name)
                 if rng is None:
                     rng = self._streams[section.name] = random.Random(seed)

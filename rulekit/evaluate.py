@@ -16,9 +16,9 @@ from typing import Any, Callable, Iterable
 import orjson
 
 from .compiler import CompiledRuleset
-from .engine import MAX_CHARS, Evaluator
+from .engine import DRAW_LATER, MAX_CHARS, Evaluator
 from .loader import fingerprint
-from .metrics import basic_metrics, breakdown, group_metrics, outcome_counts
+from .metrics.accumulate import MetricsPlan
 from .records import Record
 from .trace import Decision
 
@@ -34,6 +34,7 @@ class Result:
     metrics: dict
     outcomes: dict
     skipped: dict = field(default_factory=dict)
+    correct: bytes = b""  # 1/0 per decision in input order (bootstrap intervals)
     decisions: list[Decision] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
     output: str | None = None
@@ -58,10 +59,6 @@ class AtomicWriter:
         fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
 
-    def write_row(self, row: dict) -> None:
-        """Append one JSON object as a line."""
-        self.fh.write(orjson.dumps(row, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
-
     def commit(self) -> None:
         """Flush, fsync and rename into place."""
         self.fh.flush()
@@ -83,58 +80,82 @@ def effective_seed(ruleset: CompiledRuleset, seed: int | None) -> int | None:
     return seed if seed is not None else ruleset.seed
 
 
+class RulesetRun:
+    """One ruleset's pass over records: decide each, write its row, count it into the metrics."""
+
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None, max_chars: int, keep: bool = False):
+        self.ruleset = ruleset
+        self.evaluator = Evaluator(ruleset, seed, max_chars)
+        self.plan = MetricsPlan(ruleset)
+        self.acc = self.plan.accumulator()
+        self.keep = keep
+        self.decisions: list[Decision] = []
+        self.records: list[Record] = []
+
+    def row(self, record: Record) -> bytes | tuple | None:
+        """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
+
+        In a worker (``evaluator.defer_stream``), a record left to a stream-order random draw
+        returns ``(slot, record)`` instead: its place is held in the counts (`MetricsPlan.reserve`)."""
+        decision = self.evaluator.decide(record)
+        if decision is None:
+            self.acc.skip(record)
+            return None
+        if decision is DRAW_LATER:
+            return self.plan.reserve(self.acc, record), record
+        self.plan.add(self.acc, decision, record)
+        if self.keep:
+            self.decisions.append(decision)
+            self.records.append(record)
+        return orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+
+    def result(self, seed: int | None) -> Result:
+        """The Result of this run (metrics computed from the accumulated counts)."""
+        rs, acc = self.ruleset, self.acc
+        eff = effective_seed(rs, seed)
+        return Result(rs.name, fingerprint(rs.data, eff), eff, acc.total.n, self.plan.metrics(acc),
+                      dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records)
+
+
+def open_writers(stack: ExitStack, rulesets: list[CompiledRuleset], output_dir: str | None) -> list[AtomicWriter | None]:
+    """One AtomicWriter per ruleset under `output_dir` (all aborted unless the stack is popped)."""
+    writers: list[AtomicWriter | None] = [None] * len(rulesets)
+    if output_dir:
+        for i, rs in enumerate(rulesets):
+            writers[i] = AtomicWriter(Path(output_dir) / f"{rs.name}.decisions.jsonl")
+            stack.callback(writers[i].abort)
+    return writers
+
+
+def commit_writers(stack: ExitStack, writers: list[AtomicWriter | None], results: list[Result]) -> None:
+    """Rename every decisions file into place and record its path in the results."""
+    for writer, res in zip(writers, results):
+        if writer is not None:
+            writer.commit()
+            res.output = str(writer.path)
+    stack.pop_all()
+
+
 def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
              output_dir: str | None = None, on_record: Callable[[], None] | None = None,
-             max_chars: int = MAX_CHARS) -> list[Result]:
-    """Apply every ruleset to every record (one pass over the input) and compute metrics."""
-    evaluators = [Evaluator(rs, seed, max_chars) for rs in rulesets]
-    results = [Result(rs.name, fingerprint(rs.data, effective_seed(rs, seed)), effective_seed(rs, seed), 0, {}, {})
-               for rs in rulesets]
+             max_chars: int = MAX_CHARS, keep: bool = False) -> list[Result]:
+    """Apply every ruleset to every record (one pass over the input, in one process).
+
+    Memory stays flat in the input size: each decision is written and counted, then dropped,
+    unless `keep` asks for `Result.decisions` and `Result.records` (what `diff` needs).
+    `rulekit.parallel.evaluate_files` runs the same thing over worker processes.
+    """
+    runs = [RulesetRun(rs, seed, max_chars, keep) for rs in rulesets]
     with ExitStack() as stack:
-        writers: list[AtomicWriter | None] = [None] * len(rulesets)
-        if output_dir:
-            for i, rs in enumerate(rulesets):
-                writers[i] = AtomicWriter(Path(output_dir) / f"{rs.name}.decisions.jsonl")
-                stack.callback(writers[i].abort)
+        writers = open_writers(stack, rulesets, output_dir)
+        pairs = list(zip(runs, writers))
         for record in records:
-            for ev, res, writer in zip(evaluators, results, writers):
-                decision = ev.decide(record)
-                if decision is None:
-                    res.skipped[record.question_type] = res.skipped.get(record.question_type, 0) + 1
-                    continue
-                res.decisions.append(decision)
-                res.records.append(record)
-                if writer is not None:
-                    writer.write_row(decision.as_row())
+            for run, writer in pairs:
+                line = run.row(record)
+                if line is not None and writer is not None:
+                    writer.fh.write(line)
             if on_record is not None:
                 on_record()
-        for writer, res in zip(writers, results):
-            if writer is not None:
-                writer.commit()
-                res.output = str(writer.path)
-        stack.pop_all()
-    for rs, res in zip(rulesets, results):
-        res.n = len(res.decisions)
-        res.metrics = compute_metrics(rs, res.decisions, res.records)
-        res.outcomes = outcome_counts(res.decisions)
+        results = [run.result(seed) for run in runs]
+        commit_writers(stack, writers, results)
     return results
-
-
-def compute_metrics(ruleset: CompiledRuleset, decisions: list[Decision], records: list[Record]) -> dict[str, Any]:
-    """Headline metrics, per-question-type accuracy, declared breakdowns and group metrics."""
-    metrics = basic_metrics(decisions)
-    metrics.pop("n", None)
-    types = {r.question_type for r in records}
-    if len(types) > 1:
-        metrics["by_question_type"] = breakdown(decisions, records, "question_type")
-    spec = ruleset.model.metrics
-    for name in spec.breakdown:
-        if isinstance(name, str):
-            metrics[f"by_{name.removeprefix('meta.')}"] = breakdown(decisions, records, name)
-        else:  # a declared breakdown: computed labels and rollups (metrics/rollup.py)
-            from .metrics.rollup import declared_breakdown
-
-            metrics.update(declared_breakdown(name, decisions, records))
-    if spec.groups is not None:
-        metrics.update(group_metrics(spec.groups, decisions, records))
-    return metrics

@@ -70,7 +70,7 @@ def test_vlmevalkit_circular_ruleset_end_to_end():
             Record("1000002", "multiple-choice", "hmm", "A", opts2),   # unresolved, but the group already failed
             Record("3", "multiple-choice", "B", "B", opts1),
             Record("1000003", "multiple-choice", "no idea", "A", opts2)]  # unresolved → pending
-    [res] = evaluate([load_ruleset("vlmevalkit+circular")], recs)
+    [res] = evaluate([load_ruleset("vlmevalkit+circular")], recs, keep=True)
     m = res.metrics
     assert m["n_groups"] == 3
     assert m["genuine_accuracy"] == pytest.approx(1 / 3)
@@ -86,7 +86,7 @@ def test_circular_is_a_few_lines_on_any_mcq_ruleset(tmp_path):
     rs = load_ruleset(str(path))
     recs = [Record("1", "multiple-choice", "(B)", "B", {"A": "x", "B": "y"}),
             Record("1000001", "multiple-choice", "(A)", "A", {"A": "y", "B": "x"})]
-    [res] = evaluate([rs], recs)
+    [res] = evaluate([rs], recs, keep=True)
     assert res.metrics["genuine_accuracy"] == 1.0 and res.metrics["n_groups"] == 1
 
 
@@ -181,7 +181,7 @@ def test_wemath_metric_in_a_ruleset(tmp_path):
     recs = [Record(f"{pid}-{k}", "multiple-choice", reply, "A", opts, meta={"ID": pid, "key": k})
             for pid, answers in ((1, ("A", "A", "A")), (2, ("A", "B", "B")))
             for k, reply in zip(("2steps_1", "2steps_2", "2steps_multi"), answers)]
-    [res] = evaluate([rs], recs)
+    [res] = evaluate([rs], recs, keep=True)
     assert res.metrics["mastery_counts"] == {"IK": 1, "IG": 0, "CM": 1, "RM": 0, "CM_loose": 1, "RM_loose": 0}
     assert res.metrics["mastery_score"] == pytest.approx((525 - 1) / 525)
     assert Evaluator(rs).decide(recs[0]).correct is True

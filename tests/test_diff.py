@@ -34,7 +34,7 @@ def conformance():
     labels = [orjson.loads(line) for line in LABELS.read_bytes().splitlines() if line.strip()]
     order = {row["id"]: i for i, row in enumerate(labels)}
     records = sorted((r for r in read_records([str(CORPUS)]) if r.id in order), key=lambda r: order[r.id])
-    results = evaluate([load_ruleset("lmms-eval"), load_ruleset("vlmevalkit")], records, seed=0)
+    results = evaluate([load_ruleset("lmms-eval"), load_ruleset("vlmevalkit")], records, seed=0, keep=True)
     return labels, {r.id: r for r in records}, results
 
 
@@ -119,7 +119,7 @@ def hand_case(tmp_path):
 def test_mcnemar_and_categories_by_hand(hand_case):
     a_path, b_path, data = hand_case
     rs = [load_ruleset(a_path), load_ruleset(b_path)]
-    a, b = evaluate(rs, read_records([data]), seed=0)
+    a, b = evaluate(rs, read_records([data]), seed=0, keep=True)
     report = diff_results(a, b, seed=0, show=2, rulesets=tuple(rs))
     s = report["summary"]
     assert report["n"] == 13 and s["skipped"] == 1

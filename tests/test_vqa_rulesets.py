@@ -51,7 +51,7 @@ def test_vmcbench_reports_categories_and_the_four_groups():
             ("TextVQA", "(A)", "A"), ("TextVQA", "(A)", "A"), ("TextVQA", "(B)", "A")]   # 2/3
     recs = [Record(str(i), "multiple-choice", resp, gold, opts, meta={"category": cat})
             for i, (cat, resp, gold) in enumerate(rows)]
-    [res] = evaluate([load_ruleset("vmcbench")], recs)
+    [res] = evaluate([load_ruleset("vmcbench")], recs, keep=True)
     m = res.metrics
     assert m["accuracy"] == pytest.approx(4 / 7)                       # Overall: row mean
     assert m["by_category"]["TextVQA"]["accuracy"] == pytest.approx(2 / 3)
@@ -71,7 +71,7 @@ def test_omni3dbench_reports_its_four_numbers():
             ("str", "<ans>cube</ans>", "cube"),                                           # MC 1/1
             ("float", "<ans>12</ans>", "10"), ("float", "<ans>10</ans>", "10")]          # MRA (0.6 + 1) / 2
     recs = [Record(str(i), "open", resp, gold, meta={"answer_type": t}) for i, (t, resp, gold) in enumerate(data)]
-    [res] = evaluate([load_ruleset("omni3dbench")], recs)
+    [res] = evaluate([load_ruleset("omni3dbench")], recs, keep=True)
     kinds = res.metrics["by_answer-kind"]
     assert list(kinds) == ["Numeric (count)", "Yes/No", "Multiple Choice", "Numeric (other)"]
     assert kinds["Numeric (count)"]["accuracy"] == 0.5
@@ -84,7 +84,7 @@ def test_omni3dbench_reports_its_four_numbers():
 def test_omni3dbench_gold_zero_is_an_error_that_is_counted():
     recs = [Record("z", "open", "<ans>1</ans>", "0", meta={"answer_type": "float"}),
             Record("ok", "open", "<ans>1</ans>", "1", meta={"answer_type": "float"})]
-    [faithful, fixed] = evaluate([load_ruleset("omni3dbench"), load_ruleset("omni3dbench@fixed")], recs)
+    [faithful, fixed] = evaluate([load_ruleset("omni3dbench"), load_ruleset("omni3dbench@fixed")], recs, keep=True)
     assert faithful.outcomes["error"] == 1 and faithful.n == 2 and faithful.metrics["accuracy"] == 0.5
     assert faithful.decisions[0].message.startswith("compare `mra`: division by a gold of 0")
     assert fixed.outcomes["error"] == 0 and fixed.decisions[0].score == 0.0

@@ -9,7 +9,8 @@ Submodules: :mod:`rulekit.metrics.stats` (McNemar exact test, bootstrap interval
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
 
 from rulekit.records import Record
 from rulekit.trace import OUTCOMES, Decision
@@ -18,7 +19,7 @@ from .groups import GroupSpec, group_key, group_metrics, pair_rows, render_group
 from .stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 
 __all__ = [
-    "basic_metrics", "outcome_counts", "breakdown", "expected_credit",
+    "basic_metrics", "Tally", "outcome_counts", "breakdown", "expected_credit",
     "GroupSpec", "group_metrics", "render_group_table", "group_key",
     "mcnemar_exact", "paired_bootstrap_ci", "bootstrap_ci",
 ]
@@ -36,7 +37,73 @@ def expected_credit(d: Decision) -> float:
     return 1.0 if d.correct is True else 0.0
 
 
-def basic_metrics(decisions: Sequence[Decision]) -> dict:
+_SCALE = 1074  # every finite float in [0, 1] is an integer multiple of 2**-1074
+
+
+class Tally:
+    """Running counts behind :func:`basic_metrics`, filled one decision at a time.
+
+    Sums are exact (integers and fractions, never a running float), so tallies filled in any
+    order, or in worker processes and then merged with :meth:`merge`, give bit-identical metrics.
+    """
+
+    __slots__ = ("n", "correct", "sure", "fallback", "by_k", "score", "fractional")
+
+    def __init__(self) -> None:
+        self.n = self.correct = self.sure = self.fallback = 0
+        self.by_k: dict[int, int] = {}  # random fallbacks per number of letters drawn from
+        self.score = 0                  # sum of scores in units of 2**-1074
+        self.fractional = False
+
+    def add(self, d: Decision) -> None:
+        """Count one decision."""
+        self.n += 1
+        correct = d.correct is True
+        if correct:
+            self.correct += 1
+        if d.outcome == "fallback":
+            self.fallback += 1
+            if d.k and d.k > 0:
+                self.by_k[d.k] = self.by_k.get(d.k, 0) + 1
+            elif correct:
+                self.sure += 1
+        elif correct:
+            self.sure += 1
+        s = d.score
+        if s:
+            if s == 1.0:
+                self.score += 1 << _SCALE
+            else:
+                num, den = float(s).as_integer_ratio()
+                self.score += num << (_SCALE - den.bit_length() + 1)
+                self.fractional = self.fractional or 0.0 < s < 1.0
+
+    def merge(self, other: "Tally") -> None:
+        """Add another tally's counts (e.g. from a worker process) to this one."""
+        self.n += other.n
+        self.correct += other.correct
+        self.sure += other.sure
+        self.fallback += other.fallback
+        for k, c in other.by_k.items():
+            self.by_k[k] = self.by_k.get(k, 0) + c
+        self.score += other.score
+        self.fractional = self.fractional or other.fractional
+
+    def metrics(self) -> dict:
+        """The :func:`basic_metrics` dict of what was counted."""
+        n = self.n
+        expected = None
+        if n:
+            credit = Fraction(self.sure) + sum((Fraction(c, k) for k, c in sorted(self.by_k.items())), Fraction(0))
+            expected = float(credit / n)
+        out = {"n": n, "accuracy": self.correct / n if n else None, "expected_accuracy": expected,
+               "fallback": self.fallback}
+        if self.fractional:
+            out["score"] = float(Fraction(self.score, n << _SCALE))
+        return out
+
+
+def basic_metrics(decisions: Iterable[Decision]) -> dict:
     """Headline metrics of a list of decisions.
 
     Returns ``{"n", "accuracy", "expected_accuracy", "fallback"}``: `accuracy` = correct / n
@@ -46,32 +113,12 @@ def basic_metrics(decisions: Sequence[Decision]) -> dict:
 
     When any decision has a fractional ``score`` (partial-credit compares such as ANLS or MRA),
     ``"score"`` is added: the mean of the scores (None counts as 0) — the benchmark's headline.
+    Sums are exact (see :class:`Tally`), so the order of the decisions never changes a digit.
     """
-    n = len(decisions)
-    correct = 0
-    expected = 0.0
-    fallback = 0
-    total = 0.0
-    fractional = False
+    tally = Tally()
     for d in decisions:
-        if d.correct is True:
-            correct += 1
-        expected += expected_credit(d)
-        if d.outcome == "fallback":
-            fallback += 1
-        s = d.score or 0.0
-        total += s
-        if 0.0 < s < 1.0:
-            fractional = True
-    out = {
-        "n": n,
-        "accuracy": correct / n if n else None,
-        "expected_accuracy": expected / n if n else None,
-        "fallback": fallback,
-    }
-    if fractional:
-        out["score"] = total / n
-    return out
+        tally.add(d)
+    return tally.metrics()
 
 
 def outcome_counts(decisions: Sequence[Decision]) -> dict:

@@ -19,51 +19,54 @@ Results go under ``by_<name>`` and ``by_<name>_rollup``; the figures are fractio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Callable
 
 from rulekit.records import Record
 from rulekit.trace import Decision
 
 from .groups import MISSING, group_key, pair_rows
 
-__all__ = ["declared_breakdown"]
+__all__ = ["declared_breakdown", "labeler", "breakdown_figures"]
 
 _FIGURES = ("accuracy", "expected_accuracy", "score")
 
 
-def _labels(spec: Any, records: Sequence[Record]) -> list[str]:
+def labeler(spec: Any) -> Callable[[Record], str]:
+    """The function giving a record's label under a declared breakdown (conditions compiled once)."""
     if spec.field is not None:
-        return [group_key(r.field(spec.field)) for r in records]
+        name = spec.field
+        return lambda r: group_key(r.field(name))
     from rulekit.expr import ConditionFailed, compile_condition
     from rulekit.scoring import RecordEnv
 
     cases = [(compile_condition(c.when), c.value) for c in spec.cases]
-    out = []
-    for r in records:
+
+    def label(r: Record) -> str:
         env = RecordEnv(r)
-        label = MISSING
         for condition, value in cases:
             try:
                 holds = condition(env)
             except ConditionFailed:
                 holds = False
             if holds:
-                label = value
-                break
-        out.append(label)
-    return out
+                return value
+        return MISSING
+    return label
 
 
 def declared_breakdown(spec: Any, decisions: Sequence[Decision], records: Sequence[Record]) -> dict:
     """``{"by_<name>": {value: figures}, "by_<name>_rollup": {group: figures}}`` (rollup only when declared)."""
-    from . import basic_metrics
+    from . import Tally
 
-    pairs = pair_rows(decisions, records)
-    labels = _labels(spec, [r for _, r in pairs])
-    buckets: dict[str, list[Decision]] = {}
-    for (d, _), label in zip(pairs, labels):
-        buckets.setdefault(label, []).append(d)
-    per_value = {k: basic_metrics(v) for k, v in buckets.items()}
+    label = labeler(spec)
+    tallies: dict[str, Tally] = {}
+    for d, r in pair_rows(decisions, records):
+        tallies.setdefault(label(r), Tally()).add(d)
+    return breakdown_figures(spec, {k: t.metrics() for k, t in tallies.items()})
+
+
+def breakdown_figures(spec: Any, per_value: dict[str, dict]) -> dict:
+    """The result of a declared breakdown from its per-value figures: adds the declared rollups."""
     out: dict[str, Any] = {f"by_{spec.key}": per_value}
     if spec.rollup:
         rolled = {}

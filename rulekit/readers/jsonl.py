@@ -35,7 +35,7 @@ import ast
 import gzip
 import math
 import sys
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 import orjson
 
@@ -282,19 +282,26 @@ def read_jsonl(path: str, fields: dict[str, str] | None = None,
     f = open_bytes(path)
     name = "<stdin>" if path == "-" else path
     try:
-        for n, line in enumerate(f, 1):
-            if n == 1 and line.startswith(b"\xef\xbb\xbf"):
-                line = line[3:]
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as e:
-                raise InputError(f"invalid JSON: {e.msg}",
-                                 loc=Loc(name, n, e.colno)) from None
-            yield record_from_obj(obj, fields, name, n, f"{name}:{n}", lmms)
+        yield from records_from_lines(f, name, 1, fields, lmms)
     except (OSError, EOFError) as e:  # truncated or corrupt gzip
         raise InputError(f"cannot read {name}: {e}") from None
     finally:
         if f is not sys.stdin.buffer:
             f.close()
+
+
+def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
+                       fields: dict[str, str] | None = None, lmms: bool | None = None) -> Iterator[Record]:
+    """Records of JSONL `lines` (bytes, newline-terminated or not) whose first is line `first_line`
+    of file `name`: blank lines skipped, a byte-order mark on line 1 dropped, bad JSON an InputError
+    at ``name:LINE`` (also used by rulekit.parallel on byte ranges of a file)."""
+    for n, line in enumerate(lines, first_line):
+        if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise InputError(f"invalid JSON: {e.msg}", loc=Loc(name, n, e.colno)) from None
+        yield record_from_obj(obj, fields, name, n, f"{name}:{n}", lmms)

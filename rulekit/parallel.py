@@ -1,0 +1,195 @@
+"""Spread a large JSONL input over worker processes; results come back in input order.
+
+The input is cut into byte ranges at line ends (`split_jsonl`); each worker reads its range,
+decides every record with every ruleset, and sends back the decisions-file bytes and the metric
+counts (`rulekit.metrics.accumulate`). The parent writes the bytes and merges the counts in
+range order, so the decisions files are byte-identical to a one-process run and the metrics
+are the same to the last digit (the counts are exact). Memory per process is bounded by the
+range size, not the input size.
+
+A random fallback drawn in stream order (lmms-eval's one `random.seed(42)` stream) depends on
+every earlier draw, so workers do not draw it: they hold the record's place and send it back,
+and the parent, which sees the ranges in order, draws for those records in input order.
+
+Workers are forked, so they inherit the compiled rulesets (closures cannot be pickled). Where a
+run cannot be split, `evaluate_files` runs in one process; `why_sequential` says why: a judge
+fallback (its replies are prefetched concurrently in one process), input that is not a plain
+JSONL file (stdin, gzip, other formats), or no `fork` on this platform.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import orjson
+
+from . import schema as S
+from .compiler import CompiledRuleset
+from .engine import MAX_CHARS
+from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers
+from .readers import detect_format, read_records
+from .readers.jsonl import records_from_lines
+
+MAX_CHUNK_BYTES = 8 << 20  # a worker's byte range at most: bounds its memory and the progress steps
+MIN_CHUNK_BYTES = 256 << 10
+MIN_SPLIT_BYTES = 4 << 20  # smaller inputs are not worth starting workers for
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Bytes [start, end) of `path`, whose first line is line `first_line` of the file."""
+
+    path: str
+    start: int
+    end: int
+    first_line: int
+
+
+def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES) -> Iterator[Chunk]:
+    """Cut `path` into ranges of about `size` bytes that end at a line end (lazily, as it reads)."""
+    with open(path, "rb") as f:
+        start, line = 0, 1
+        while True:
+            block = f.read(size)
+            if not block:
+                return
+            if not block.endswith(b"\n"):
+                block += f.readline()
+            yield Chunk(path, start, start + len(block), line)
+            line += block.count(b"\n")
+            start += len(block)
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | None:
+    """Why these rulesets and inputs must run in one process (None: they can be split)."""
+    for rs in rulesets:
+        for name, section in rs.sections.items():
+            if isinstance(section.fallback, S.Judge):
+                return f"`{rs.name}` has a judge fallback (section {name})"
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "this platform cannot fork worker processes"
+    for path in paths:
+        if path == "-" or detect_format(path) != "jsonl":
+            return f"{path} is not a plain JSONL file"
+        with open(path, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":
+                return f"{path} is gzipped"
+    return None
+
+
+# What the forked workers inherit: (rulesets, seed, max_chars, fields), set just before forking.
+_JOB: tuple | None = None
+
+
+@dataclass
+class _Part:
+    """What a worker sends back for one chunk."""
+
+    records: int
+    rows: list[list]    # per ruleset: decisions-file bytes, and (slot, record) where the parent must draw
+    accs: list          # metric Accumulator per ruleset
+
+
+def _decide_chunk(chunk: Chunk) -> _Part:
+    rulesets, seed, max_chars, fields = _JOB  # type: ignore[misc]
+    with open(chunk.path, "rb") as f:
+        f.seek(chunk.start)
+        data = f.read(chunk.end - chunk.start)
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    runs = [RulesetRun(rs, seed, max_chars) for rs in rulesets]
+    for run in runs:
+        run.evaluator.defer_stream = True
+    out: list[list] = [[] for _ in runs]
+    rows: list[list[bytes]] = [[] for _ in runs]
+    n = 0
+    for record in records_from_lines(lines, chunk.path, chunk.first_line, fields):
+        n += 1
+        for run, buf, segments in zip(runs, rows, out):
+            row = run.row(record)
+            if type(row) is bytes:
+                buf.append(row)
+            elif row is not None:  # (slot, record): the parent draws it
+                segments.append(b"".join(buf))
+                buf.clear()
+                segments.append(row)
+    for buf, segments in zip(rows, out):
+        segments.append(b"".join(buf))
+    return _Part(n, out, [run.acc for run in runs])
+
+
+def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
+    """Merge a worker's counts into `run` and yield its decisions-file bytes in order, drawing the
+    stream-order random fallbacks it left to this process."""
+    base_correct, base_kept = len(run.acc.correct), len(run.acc.kept)
+    run.acc.merge(acc)
+    for seg in segments:
+        if type(seg) is bytes:
+            yield seg
+            continue
+        (at, kept_at), record = seg
+        decision = run.evaluator.draw(record)
+        run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1), decision, record)
+        yield orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+
+
+def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: dict | None = None, *,
+                   seed: int | None = None, output_dir: str | None = None,
+                   on_progress: Callable[[int], None] | None = None, max_chars: int = MAX_CHARS,
+                   workers: int = 0, min_split_bytes: int = MIN_SPLIT_BYTES,
+                   chunk_bytes: int | None = None) -> list[Result]:
+    """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
+    input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
+    this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
+    256 KiB to 8 MiB). `on_progress(records so far)` is called now and then."""
+    workers = workers or default_workers()
+    if workers > 1 and why_sequential(rulesets, paths) is None:
+        total = sum(os.path.getsize(p) for p in paths)
+        if total >= min_split_bytes:
+            size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
+            return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size)
+    count = [0]
+
+    def tick() -> None:
+        count[0] += 1
+        if on_progress is not None and count[0] % 2000 == 0:
+            on_progress(count[0])
+    return evaluate(rulesets, read_records(paths, fields), seed=seed, output_dir=output_dir,
+                    on_record=tick, max_chars=max_chars)
+
+
+def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size) -> list[Result]:
+    global _JOB
+    runs = [RulesetRun(rs, seed, max_chars) for rs in rulesets]
+    chunks = (chunk for path in paths for chunk in split_jsonl(path, size))
+    _JOB = (rulesets, seed, max_chars, fields)
+    done = 0
+    try:
+        with ExitStack() as stack:
+            writers = open_writers(stack, rulesets, output_dir)
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                for part in pool.imap(_decide_chunk, chunks):
+                    for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
+                        for data in _absorb(run, segments, acc):
+                            if writer is not None:
+                                writer.fh.write(data)
+                    done += part.records
+                    if on_progress is not None:
+                        on_progress(done)
+            results = [run.result(seed) for run in runs]
+            commit_writers(stack, writers, results)
+    finally:
+        _JOB = None
+    return results

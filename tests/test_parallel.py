@@ -1,0 +1,84 @@
+"""Worker processes change nothing: decisions files byte-identical and metrics equal with 1 or N
+workers, stream-order random draws included; bad lines are reported at their line in the file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from rulekit.compiler import load_ruleset
+from rulekit.errors import InputError
+from rulekit.parallel import split_jsonl, why_sequential, evaluate_files
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "responses.jsonl"
+
+# lmms-eval: stream-order draws; vmcbench: breakdown + rollup; circular: group metrics;
+# omni3dbench: a declared breakdown by computed labels and fractional scores.
+RULESETS = ("lmms-eval", "vlmevalkit", "vmcbench", "vlmevalkit+circular", "omni3dbench", "mmmu")
+
+
+@pytest.fixture(scope="module")
+def corpus_slice(tmp_path_factory) -> Path:
+    lines = CORPUS.read_bytes().splitlines(keepends=True)[:6000]
+    for i in range(0, 6000, 3):  # CircularEval groups of 2 rows (g_index) for the group metrics
+        row = orjson.loads(lines[i])
+        row["g_index"] = i // 6
+        lines[i] = orjson.dumps(row) + b"\n"
+    path = tmp_path_factory.mktemp("par") / "slice.jsonl"
+    path.write_bytes(b"".join(lines[:3000]) + b"\n" + b"".join(lines[3000:]))  # a blank line inside
+    return path
+
+
+def _run(path: Path, out: Path, workers: int):
+    rulesets = [load_ruleset(name) for name in RULESETS]
+    results = evaluate_files(rulesets, [str(path)], seed=0, output_dir=str(out), workers=workers,
+                             min_split_bytes=0, chunk_bytes=64 << 10)
+    return {r.ruleset: r.as_json() for r in results}
+
+
+def test_workers_give_byte_identical_decisions_and_equal_metrics(corpus_slice, tmp_path):
+    one = _run(corpus_slice, tmp_path / "one", 1)
+    two = _run(corpus_slice, tmp_path / "two", 2)
+    three = _run(corpus_slice, tmp_path / "three", 3)
+    for name in RULESETS:
+        a = (tmp_path / "one" / f"{name}.decisions.jsonl").read_bytes()
+        assert a == (tmp_path / "two" / f"{name}.decisions.jsonl").read_bytes(), name
+        assert a == (tmp_path / "three" / f"{name}.decisions.jsonl").read_bytes(), name
+        for res in (two, three):
+            assert {k: v for k, v in res[name].items() if k != "decisions_file"} == \
+                   {k: v for k, v in one[name].items() if k != "decisions_file"}, name
+    assert one["lmms-eval"]["outcomes"]["fallback"] > 100  # stream draws really happened in the split run
+    assert one["vmcbench"]["metrics"]["by_category_rollup"]  # the merged breakdowns were compared above
+    assert one["vlmevalkit+circular"]["metrics"]["n_groups"] > 100
+
+
+def test_chunks_cover_the_file_at_line_ends(corpus_slice):
+    data = corpus_slice.read_bytes()
+    chunks = list(split_jsonl(str(corpus_slice), 50_000))
+    assert chunks[0].start == 0 and chunks[-1].end == len(data)
+    for a, b in zip(chunks, chunks[1:]):
+        assert a.end == b.start and data[a.end - 1:a.end] == b"\n"
+        assert b.first_line == data[:b.start].count(b"\n") + 1
+
+
+def test_a_bad_line_in_a_later_chunk_is_reported_at_its_file_line(corpus_slice, tmp_path):
+    lines = corpus_slice.read_bytes().splitlines(keepends=True)
+    lines[4500] = b'{"id": "x", "response": \n'
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines))
+    with pytest.raises(InputError) as info:
+        evaluate_files([load_ruleset("vlmevalkit")], [str(bad)], output_dir=str(tmp_path / "out"), workers=2,
+                       min_split_bytes=0, chunk_bytes=64 << 10)
+    assert info.value.loc.line == 4501
+    assert not list((tmp_path / "out").glob("*"))  # nothing half-written is left behind
+
+
+def test_judge_rulesets_and_gzip_stay_in_one_process(tmp_path):
+    gz = tmp_path / "x.jsonl.gz"
+    import gzip
+
+    gz.write_bytes(gzip.compress(b'{"id": "1", "response": "A"}\n'))
+    assert "gzip" in why_sequential([load_ruleset("vlmevalkit")], [str(gz)])
+    assert "judge" in why_sequential([load_ruleset("vlmevalkit+judge")], [str(CORPUS)])
+    assert why_sequential([load_ruleset("lmms-eval")], [str(CORPUS)]) is None
