@@ -195,12 +195,13 @@ class LiteralFinder(Finder):
 
     def __init__(self, templates: tuple[str, ...], lower: bool, key: int, describe: str, option_text: bool = False):
         self.templates, self.lower, self.key, self.option_text = templates, lower, key, option_text
+        self.uses_text = option_text or any("{option}" in t for t in templates)
         self.description = describe
         self.needs_all = False  # set when a `where:` or `candidates` condition must see every occurrence
 
     def needles(self, opts: OptionSet) -> list[tuple[str, str]]:
         """The (answer, needle) pairs for this option set (cached)."""
-        cache = pattern_cache(opts, self.option_text or any("{option}" in t for t in self.templates))
+        cache = pattern_cache(opts, self.uses_text)
         found = cache.get(self.key)
         if found is None:
             if self.option_text:
@@ -218,9 +219,23 @@ class LiteralFinder(Finder):
         if self.lower:
             text = text.lower()
         out: list[Candidate] = []
-        for answer, needle in self.needles(opts):
-            if needle in text:
-                out.extend(_occurrences(text, needle, answer, full))
+        if full:
+            for answer, needle in self.needles(opts):
+                if needle in text:
+                    out.extend(_occurrences(text, needle, answer, True))
+            return out
+        for answer, needle in self.needles(opts):  # first and last occurrence of each: all a pick needs
+            first = text.find(needle)
+            if first < 0:
+                continue
+            if not needle:
+                out.append(Candidate(answer, len(text), len(text), ""))
+                continue
+            n = len(needle)
+            out.append(Candidate(answer, first, first + n, needle))
+            last = text.rfind(needle)
+            if last != first:
+                out.append(Candidate(answer, last, last + n, needle))
         return out
 
 
@@ -237,6 +252,7 @@ class TokenFinder(Finder):
 
     def __init__(self, templates: tuple[str, ...], separators: str, lower: bool, key: int, describe: str):
         self.templates, self.lower, self.key = templates, lower, key
+        self.uses_text = any("{option}" in t for t in templates)
         self.separators = separators
         self.table = str.maketrans({c: " " for c in separators}) if separators else None
         self.description = describe
@@ -261,13 +277,23 @@ class TokenFinder(Finder):
     def find(self, text, opts, full):
         tokens = self.tokenize(text)
         self.last_token_count = len(tokens)
-        cache = pattern_cache(opts, any("{option}" in t for t in self.templates))
+        cache = pattern_cache(opts, self.uses_text)
         wanted = cache.get(self.key)
         if wanted is None:
             wanted = cache[self.key] = {needle: answer for answer, needle in _expand(self.templates, opts, self.lower)}
-        if wanted.keys().isdisjoint(tokens):
+        present = wanted.keys() & set(tokens)
+        if not present:
             return []
-        hits = [i for i, tok in enumerate(tokens) if tok in wanted]
+        hits = []  # token indices of every needle, found with C-speed list.index scans
+        for needle in present:
+            i = tokens.index(needle)
+            while True:
+                hits.append(i)
+                try:
+                    i = tokens.index(needle, i + 1)
+                except ValueError:
+                    break
+        hits.sort()
         starts = self._offsets(text, tokens, hits) if (full or self.needs_offsets) else None
         out, first_seen = [], {}
         for n, i in enumerate(hits):
@@ -455,23 +481,27 @@ class Picker:
         else:
             self.kind, self.template, self.ties = pick, None, "option-order"
 
-    def __call__(self, kept: list[Candidate], text: str, opts: OptionSet):
+    def __call__(self, kept: list[Candidate], text: str, opts: OptionSet, explain: bool = True):
+        """(answer or NO_ANSWER, reason); the reason is written out only when `explain` is set."""
         if not kept:
             return NO_ANSWER, "no candidates left"
         kind = self.kind
         if kind == "all":
-            return [c.answer for c in kept], f"all {len(kept)} candidates"
+            return [c.answer for c in kept], f"all {len(kept)} candidates" if explain else ""
         if kind == "first":
             c = min(kept, key=_position)
-            return c.answer, f"first candidate, at {c.start}"
+            return c.answer, f"first candidate, at {c.start}" if explain else ""
         if kind == "last":
             c = max(kept, key=_position)
-            return c.answer, f"last candidate, at {c.start}"
+            return c.answer, f"last candidate, at {c.start}" if explain else ""
+        if len(kept) == 1:
+            return kept[0].answer, "one answer found" if kind != "only" else "the only answer found"
         distinct = list(dict.fromkeys(c.answer for c in kept))
         if kind == "only":
             if len(distinct) == 1:
                 return distinct[0], "the only answer found"
-            return NO_ANSWER, f"{len(distinct)} different answers ({', '.join(map(str, distinct))}); `only` needs exactly one"
+            return NO_ANSWER, (f"{len(distinct)} different answers ({', '.join(map(str, distinct))}); "
+                               "`only` needs exactly one") if explain else ""
         if len(distinct) == 1:
             return distinct[0], "one answer found"
         if self.ties == "option-order":
@@ -493,6 +523,8 @@ class Picker:
         for a in ranked[1:]:
             if pos[a] > pos[best]:
                 best = a
+        if not explain:
+            return best, ""
         shown = ", ".join(f"{a}@{pos[a]}" for a in distinct)
         what = f"rfind of `{self.template}`" if self.template else "last occurrence"
         return best, f"{len(distinct)} answers, {what}: {shown}; rightmost wins (ties: {self.ties})"

@@ -130,17 +130,18 @@ class Evaluator:
             text = prepared if step.look_in == "prepared" else original
             if step.prepare is not None:
                 text = step.prepare(text)
-            env = Env(text, record, opts)
             when = step.when
+            env = Env(text, record, opts) if when is not None or step.where is not None else None
             if when is not None and not when.needs_candidates and not when(env):
                 if traces is not None:
                     traces.append(_st(step, "skipped", f"`when: {when.source}` is false"))
                 i += 1
                 continue
             cands = step.finder.find(text, opts, traces is not None) if step.finder is not None else []
-            env.cands = cands
-            if step.finder is not None and hasattr(step.finder, "last_token_count"):
-                env.tokens_count = step.finder.last_token_count
+            if env is not None:
+                env.cands = cands
+                if hasattr(step.finder, "last_token_count"):
+                    env.tokens_count = step.finder.last_token_count
             if when is not None and when.needs_candidates and not when(env):
                 if traces is not None:
                     traces.append(_st(step, "skipped", f"`when: {when.source}` is false", cands))
@@ -162,7 +163,7 @@ class Evaluator:
             if step.answer is not None:
                 answer, reason = step.answer, f"found, so the fixed answer `{step.answer}`"
             else:
-                answer, reason = step.picker(kept, text, opts)
+                answer, reason = step.picker(kept, text, opts, traces is not None)
                 if answer is NO_ANSWER:
                     if traces is not None:
                         traces.append(_st(step, "passed", reason, cands, kept if step.where is not None else None))

@@ -66,21 +66,18 @@ class ConditionFailed(Exception):
 class Condition:
     """A compiled condition: call it with an Env; `names` lists the variables it reads."""
 
-    __slots__ = ("source", "fn", "names")
+    __slots__ = ("source", "fn", "names", "needs_candidates")
 
     def __init__(self, source: str, fn: Callable, names: set[str]):
         self.source, self.fn, self.names = source, fn, names
+        self.needs_candidates = bool(names & NEEDS_CANDIDATES)
+        """True when the condition reads candidate statistics, so it runs after the step's find."""
 
     def __call__(self, env: Any) -> bool:
         try:
             return bool(self.fn(env))
         except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
             raise ConditionFailed(f"condition `{self.source}` failed: {exc}") from None
-
-    @property
-    def needs_candidates(self) -> bool:
-        """True when the condition reads candidate statistics, so it runs after the step's find."""
-        return bool(self.names & NEEDS_CANDIDATES)
 
 
 @v_args(inline=True)

@@ -18,6 +18,7 @@ JSONL file (stdin, gzip, other formats), or no `fork` on this platform.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from contextlib import ExitStack
@@ -179,6 +180,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
     try:
         with ExitStack() as stack:
             writers = open_writers(stack, rulesets, output_dir)
+            gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
             with multiprocessing.get_context("fork").Pool(workers) as pool:
                 for part in pool.imap(_decide_chunk, chunks):
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
@@ -192,4 +194,5 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
             commit_writers(stack, writers, results)
     finally:
         _JOB = None
+        gc.unfreeze()
     return results

@@ -257,9 +257,45 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     return base, meta
 
 
+_OURS = frozenset(OUR_FIELDS)
+
+
+def _plain_record(obj: dict, where: str) -> Record | None:
+    """The Record of an object in our schema whose every field already has its final type
+    (string id and response, {letter: text} choices, a canonical question type, dict or no meta),
+    or None when anything needs `make_record`'s conversions or error messages. Same result."""
+    rid, response = obj.get("id"), obj.get("response")
+    if type(rid) is not str or not rid or type(response) is not str:
+        return None
+    choices, qt, meta = obj.get("choices"), obj.get("question_type"), obj.get("meta")
+    if choices is not None and not (type(choices) is dict and choices
+                                    and all(type(v) is str for v in choices.values())):
+        return None
+    if qt is None:
+        qt = MULTIPLE_CHOICE if choices else OPEN
+    elif qt not in QUESTION_TYPES:
+        return None
+    if meta is None:
+        meta = {}
+    elif type(meta) is not dict:
+        return None
+    extras = [k for k in obj if k not in _OURS]
+    if extras:
+        meta = {**{k: obj[k] for k in extras}, **meta}
+    answer, benchmark, model, question = obj.get("answer"), obj.get("benchmark"), obj.get("model"), obj.get("question")
+    return Record(rid, qt, response, None if is_blank(answer) else answer, choices,
+                  benchmark if benchmark is None or type(benchmark) is str else _text(benchmark),
+                  model if model is None or type(model) is str else _text(model),
+                  question if question is None or type(question) is str else _text(question), meta, where)
+
+
 def record_from_obj(obj: Any, fields: dict[str, str] | None, path: str, line: int, where: str,
                     lmms: bool | None = None) -> Record:
     """Build a Record from one decoded JSON object, our schema or lmms-eval (auto when None)."""
+    if not fields and lmms is not True and type(obj) is dict and "response" in obj:
+        record = _plain_record(obj, where)
+        if record is not None:
+            return record
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, got {type(obj).__name__}", path, line, where)
     if lmms if lmms is not None else is_lmms(obj):
