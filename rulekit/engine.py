@@ -183,8 +183,12 @@ class Evaluator:
                 traces.append(st)
             if section.normalize is not None:
                 answer = normalize_answers(answer, section.normalize)
-            return scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
-                                   trace=traces, text=prepared if traces is not None else "")
+            decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
+                                       trace=traces, text=prepared if traces is not None else "")
+            if decision.outcome == "unresolved" and isinstance(section.fallback, S.Judge):
+                from .judge import judge_fallback  # the compare cannot decide: the section's judge is asked
+                return judge_fallback(self, section, record, opts, traces, prepared, section.fallback, decision)
+            return decision
         return self._fallback(section, record, opts, traces, prepared)
 
     def _fallback(self, section, record, opts, traces, prepared, fb=None) -> Decision:

@@ -13,7 +13,8 @@ from .engine import Evaluator
 from .records import Record
 from .trace import Decision
 
-_STATUS_STYLE = {"fired": "bold green", "passed": "yellow", "skipped": "dim", "skipped-to": "cyan", "error": "red"}
+_STATUS_STYLE = {"fired": "bold green", "passed": "yellow", "skipped": "dim", "skipped-to": "cyan", "error": "red",
+                 "unresolved": "magenta"}
 
 
 def explain_record(ruleset: CompiledRuleset, record: Record, seed: int | None = None) -> Decision | None:

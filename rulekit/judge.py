@@ -6,6 +6,14 @@ the stripped reply and sent to the judge, up to `retries` times; each judge repl
 SAME section's steps. The first reply they answer decides (outcome `judge`, step `judge`); after
 `retries` unusable replies the `then:` fallback decides (VLMEvalKit: a random letter or `Z`).
 
+A record whose step fired but whose compare cannot decide (an `Unresolved` verdict, outcome
+`unresolved`: e.g. MathVista's falsy prefetch, physics' `\text` answers) goes to the judge the same
+way. The judge's answer is scored by the same compare, settled: where it would ask a judge again,
+its `settled` verdict counts. Without a usable reply and without `then:` the record stays
+`unresolved`. A grading judge (`equal-if-contains:`, VLMEvalKit's physics) is asked instead about
+each (prediction, gold) pair the compare left undecided (prompt variables `{prediction}`, `{gold}`);
+a reply containing the text makes the pair equal, and the compare rescores the record.
+
 Where the judge is: `base-url`/`model` in the ruleset, overridden by the environment
 (`RULEKIT_JUDGE_URL`, `RULEKIT_JUDGE_MODEL`) and by `rulekit eval --judge-url/--judge-model`.
 
@@ -178,6 +186,18 @@ class JudgeClient:
         reply = record.response if isinstance(record.response, str) else str(record.response)
         return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply.strip()).text
 
+    def render_pair(self, record: Record, prediction: str, gold: str) -> str:
+        """A grading judge's prompt for one (prediction, gold) pair of a record."""
+        return self.prompt.render(record.question_type, record.question, record.choices, prediction=prediction,
+                                  gold=gold).text
+
+    def prompts(self, record: Record, undecided: Decision | None) -> list[str]:
+        """What the judge is asked about a record: the record itself, or (a grading judge) each pair
+        its compare left undecided — none when no step fired."""
+        if self.spec.equal_if_contains is None:
+            return [self.render(record)]
+        return [self.render_pair(record, p, g) for p, g in getattr(undecided and undecided.message, "pairs", ())]
+
     def key(self, prompt: str, attempt: int) -> str:
         """The cache key of one call."""
         return JudgeCache.key(self.model, self.prompt.fingerprint, prompt, attempt, self.sampling)
@@ -197,7 +217,9 @@ class JudgeClient:
             raise JudgeError(f"judge replay: no cached reply for record `{record_id}` (attempt {attempt}) "
                              f"in {self.cache.path}", help="run once without --judge-replay to fill the cache")
         seed = attempt if self.spec.temperature > 0 else None
-        reply = self.http.chat(self.model, [{"role": "user", "content": prompt}], seed=seed, **self.sampling).text
+        system = [{"role": "system", "content": self.prompt.style.system}] if self.prompt.style.system else []
+        reply = self.http.chat(self.model, system + [{"role": "user", "content": prompt}], seed=seed,
+                               **self.sampling).text
         self.calls += 1
         self.cache.put(key, self.model, prompt, attempt, reply)
         return reply
@@ -216,8 +238,11 @@ def client_for(spec: S.JudgeSpec) -> JudgeClient:
 
 # ---------------------------------------------------------------- the fallback (called by the engine)
 def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
-    """The section's steps (no fallback) run on a judge reply, with the record's options and gold."""
-    steps_only = dataclasses.replace(section, fallback=None)
+    """The section's steps (no fallback) run on a judge reply, with the record's options and gold;
+    the compare is settled: a judge's answer is never sent to a second judge."""
+    from .scoring import Settled
+
+    steps_only = dataclasses.replace(section, fallback=None, compare=Settled(section.compare))
     judged = dataclasses.replace(record, response=reply)
     try:
         return evaluator._decide(steps_only, judged, None)
@@ -225,12 +250,22 @@ def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
         return Decision(record.id, None, None, 0.0, "unresolved", None, message=str(exc))
 
 
-def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, fb: S.Judge) -> Decision:
-    """Decide a record no step decided: up to `retries` judge replies, then the `then:` fallback."""
+def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, fb: S.Judge,
+                   undecided: Decision | None = None) -> Decision:
+    """Decide a record no step decided, or whose step's answer the compare cannot score (`undecided`,
+    that `unresolved` decision): up to `retries` judge replies, then the `then:` fallback."""
     spec = fb.judge
     client = client_for(spec)
-    prompt = client.render(record)
     text = prepared if traces is not None else ""
+    if undecided is not None and traces is not None:
+        traces.append(StepTrace("compare", "unresolved", f"step `{undecided.step}` fired with {undecided.pred!r}, "
+                                                         f"but its compare cannot decide ({undecided.message}): "
+                                                         "the judge is asked"))
+    if spec.equal_if_contains is not None:
+        graded = _grade(client, record, undecided, traces, text)
+        return graded or _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
+                                       "a grading judge needs a step's answer the compare left to it: none")
+    prompt = client.render(record)
     tried = []
     for attempt in range(1, spec.retries + 1):
         reply = client.ask(prompt, attempt, record.id)
@@ -241,17 +276,47 @@ def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, f
                                                  f"{parsed.pred!r} by step `{parsed.step}`", looked_for=prompt[-200:])
                 st.answer = parsed.pred
                 traces.append(st)
-            from .scoring import scored_decision
-            return scored_decision(section.compare, parsed.pred, record, None, "judge", "judge", trace=traces,
+            from .scoring import Settled, scored_decision
+            return scored_decision(Settled(section.compare), parsed.pred, record, None, "judge", "judge", trace=traces,
                                    text=text, message=f"judge try {attempt}: {_short(reply)} → step {parsed.step}")
         tried.append(reply)
     if traces is not None:
         traces.append(StepTrace("judge", "passed", f"judge `{client.model}`: no step answered any of "
                                                    f"{spec.retries} replies: {', '.join(map(_short, tried))}"))
-    if spec.then is None:
-        return Decision(record.id, None, False, 0.0, "unresolved", "judge", trace=traces, text=text,
-                        message=f"the judge gave no usable answer in {spec.retries} tries")
-    return evaluator._fallback(section, record, opts, traces, prepared, spec.then)
+    return _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
+                         f"the judge gave no usable answer in {spec.retries} tries")
+
+
+def _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided, why: str) -> Decision:
+    """No judge answer: the `then:` fallback decides, as for any record; without one the record stays
+    `unresolved` (keeping the step's answer, when a step fired)."""
+    if spec.then is not None:
+        return evaluator._fallback(section, record, opts, traces, prepared, spec.then)
+    text = prepared if traces is not None else ""
+    if undecided is not None:
+        return dataclasses.replace(undecided, message=f"{undecided.message}; {why}", trace=traces, text=text)
+    return Decision(record.id, None, False, 0.0, "unresolved", "judge", trace=traces, text=text, message=why)
+
+
+def _grade(client: JudgeClient, record: Record, undecided: Decision | None, traces, text: str) -> Decision | None:
+    """A grading judge on every (prediction, gold) pair the compare left undecided; None: no pairs."""
+    problem = undecided.message if undecided is not None else None
+    pairs = getattr(problem, "pairs", ())
+    if not pairs:
+        return None
+    needle = client.spec.equal_if_contains.lower()
+    equal, said = set(), []
+    for (pred, gold), prompt in zip(pairs, client.prompts(record, undecided)):
+        reply = client.ask(prompt, 1, record.id)
+        if needle in reply.lower():
+            equal.add(pred)
+        said.append(f"{pred!r} vs {gold!r}: {_short(reply)}")
+    correct, score = problem.rescore(equal)
+    if traces is not None:
+        traces.append(StepTrace("judge", "fired", f"judge `{client.model}` graded {len(pairs)} pair(s): "
+                                                  f"{'; '.join(said)}; equal: {sorted(equal)!r}"))
+    return Decision(record.id, undecided.pred, correct, score, "judge", "judge", trace=traces, text=text,
+                    message=f"judge graded: {'; '.join(said)}")
 
 
 def _short(text: str) -> str:
@@ -289,8 +354,10 @@ def with_overrides(ruleset):
     return dataclasses.replace(ruleset, sections=sections, data=data, fingerprint=fingerprint(data, ruleset.seed))
 
 
-def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list[tuple[Any, Record]]:
-    """(section, record) for every record the ruleset's steps leave undecided in a judged section."""
+def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list[tuple[Any, Record, list[str], bool]]:
+    """(section, record, prompts, fired) for every record of a judged section that goes to its judge:
+    no step decided it (`fired` false), or a step did and its compare cannot (`fired` true).
+    `prompts` are what the judge is asked (JudgeClient.prompts)."""
     from .engine import Evaluator
 
     evaluator = Evaluator(ruleset, seed)
@@ -299,22 +366,32 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
         section = ruleset.sections.get(record.question_type)
         if section is None or not isinstance(section.fallback, S.Judge):
             continue
-        decision = parse_reply(evaluator, section, record, record.response)
-        if decision.outcome == "unresolved":
-            out.append((section, record))
+        if isinstance(record.response, str) and len(record.response) > evaluator.max_chars:
+            continue  # the engine decides it `error` before any step or judge
+        try:
+            decision = evaluator._decide(dataclasses.replace(section, fallback=None), record, None)
+        except Exception:  # a regex timeout, a failing condition: the engine decides it `error`
+            continue
+        if decision.outcome != "unresolved":
+            continue
+        fired = decision.step is not None
+        prompts = client_for(section.fallback.judge).prompts(record, decision if fired else None)
+        if prompts:
+            out.append((section, record, prompts, fired))
     return out
 
 
 def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrency: int = 8,
              progress: Any = None) -> dict:
-    """Ask the judge about every undecided record, `concurrency` calls at a time, one round per
-    attempt (a record goes to the next round only when no step answered its reply). Returns counts."""
+    """Ask the judge everything `pending` lists, `concurrency` calls at a time, one round per attempt
+    (a record goes to the next round only when no step answered its reply; a grading judge's pairs
+    are asked once). Returns counts."""
     from .engine import Evaluator
 
     evaluator = Evaluator(ruleset, seed)
-    todo = [(sec, rec, client_for(sec.fallback.judge)) for sec, rec in pending(ruleset, records, seed)]
-    todo = [(sec, rec, cl, cl.render(rec)) for sec, rec, cl in todo]
-    counts = {"judged": len(todo), "calls": 0, "cached": 0}
+    found = pending(ruleset, records, seed)
+    todo = [(sec, rec, client_for(sec.fallback.judge), prompt) for sec, rec, prompts, _ in found for prompt in prompts]
+    counts = {"judged": len(found), "calls": 0, "cached": 0}
     attempt = 1
     while todo:
         def one(job):
@@ -325,9 +402,12 @@ def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrenc
             results = list(pool.map(one, todo))
         nxt = []
         for job, (hit, reply) in zip(todo, results):  # replies are parsed here, in one thread
-            parsed = parse_reply(evaluator, job[0], job[1], reply)
             counts["cached" if hit else "calls"] += 1
-            if (parsed.pred is None or parsed.outcome not in ("rule", "abstain")) and attempt < job[0].fallback.judge.retries:
+            spec = job[2].spec
+            if spec.equal_if_contains is not None or attempt >= spec.retries:
+                continue  # a grading judge is asked once per pair
+            parsed = parse_reply(evaluator, job[0], job[1], reply)
+            if parsed.pred is None or parsed.outcome not in ("rule", "abstain"):
                 nxt.append(job)
         if progress is not None:
             progress(attempt, len(todo), len(nxt))
@@ -371,12 +451,14 @@ def prepare_eval(loaded: list, records: Iterable[Record], seed: int | None, cons
             continue
         if judge_dry_run:
             todo = pending(rs, records, seed)
-            clients = {id(c): c for c in (client_for(sec.fallback.judge) for sec, _ in todo)}
-            cached = sum(1 for sec, rec in todo if client_for(sec.fallback.judge).cached(
-                client_for(sec.fallback.judge).render(rec), 1) is not None)
+            clients = {id(c): c for c in (client_for(sec.fallback.judge) for sec, *_ in todo)}
+            cached = sum(1 for sec, _, prompts, _ in todo
+                         if all(client_for(sec.fallback.judge).cached(p, 1) is not None for p in prompts))
+            fired = sum(1 for *_, f in todo if f)
             where = ", ".join(f"`{c.model}` at {c.base_url}" for c in clients.values()) or "-"
             console.print(f"{rs.name}: {len(todo)} of {len(records)} records would go to the judge ({where}); "
-                          f"{cached} already cached for the first try")
+                          f"{cached} already cached for the first try; {fired} of them because a step fired "
+                          f"but its compare cannot decide, {sum(len(t[2]) for t in todo)} prompts")
             continue
         counts = prefetch(rs, records, seed, judge_concurrency)
         if counts["judged"]:

@@ -28,9 +28,29 @@ EQUAL, NEXT, STOP, JUDGE = "equal", "next", "stop", "judge"
 
 
 class Unresolved(str):
-    """A verdict `problem` that is not an error: the record needs a judge (outcome `unresolved`)."""
+    """A verdict `problem` that is not an error: the record needs a judge (outcome `unresolved`).
+
+    What a judge fallback needs (rulekit/judge.py): `pairs`, the (prediction, gold) pairs only a
+    judge can compare, for a grading judge, whose findings `rescore` turns into (correct, score);
+    and `settled`, the (correct, score) when the answer already comes from a judge and the compare
+    still cannot decide (no second judge is asked)."""
 
     outcome = "unresolved"
+
+    def __new__(cls, message: str, settled: tuple = (False, 0.0), pairs: tuple = (), matched: int = 0,
+                total: int = 1, fraction: bool = False):
+        self = super().__new__(cls, message)
+        self.settled, self.pairs = settled, tuple(pairs)
+        self.matched, self.total, self.fraction = matched, total, fraction
+        return self
+
+    def rescore(self, equal: set) -> tuple[bool, float]:
+        """(correct, score) when a judge finds the predictions in `equal` equal to their gold."""
+        n = self.matched + len({p for p, _ in self.pairs} & set(equal))
+        if self.fraction:
+            score = n / self.total if self.total else 0.0
+            return score == 1.0, score
+        return n == self.total, 1.0 if n == self.total else 0.0
 
 
 class _Failed(Exception):
@@ -127,11 +147,13 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
             if value == target:
                 if not value and opts.falsy == "judge":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
-                                                  f"treats it as not prefetched and asks its judge")
+                                                  f"treats it as not prefetched and asks its judge",
+                                                  settled=(True, 1.0), pairs=[(str(pred), str(g))])
                 return True, 1.0, None
     if opts.otherwise == "judge":
         why = "does not parse" if value is None else "differs from the gold"
-        return False, 0.0, Unresolved(f"{name}: the prediction {why}; the original asks its judge")
+        return False, 0.0, Unresolved(f"{name}: the prediction {why}; the original asks its judge",
+                                      pairs=[(str(pred), str(g)) for g in golds])
     return False, 0.0, None
 
 
@@ -391,9 +413,9 @@ def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
         if c.spec.credit == "fraction":
             items = [p for p in items if p != ""]
         distinct = list(dict.fromkeys(items))
-        matched, unknown = 0, []
+        matched, unknown, pairs = 0, [], []
         for item in distinct:
-            status = NEXT
+            status, judged = NEXT, []
             if item is not None:
                 for g in golds:
                     if g is None:
@@ -404,21 +426,25 @@ def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
                         break
                     if result == JUDGE:
                         status = JUDGE
+                        judged.append((item, g))
             if status == EQUAL:
                 matched += 1
             elif status == JUDGE:
                 unknown.append(item)
+                pairs += judged
     except (symbolic.MathError, _Failed) as exc:
         return None, 0.0, f"equivalent: {exc}"
-    if c.spec.credit == "fraction":
-        if unknown:
-            return False, 0.0, Unresolved(f"equivalent: only a judge can compare {_show(unknown)} with the gold")
+    fraction = c.spec.credit == "fraction"
+    if unknown and (fraction or matched + len(unknown) == len(distinct)):
+        problem = Unresolved(f"equivalent: only a judge can compare {_show(unknown)} with the gold", pairs=pairs,
+                             matched=matched, total=len(distinct), fraction=fraction)
+        problem.settled = problem.rescore(set())
+        return False, 0.0, problem
+    if fraction:
         score = matched / len(distinct) if distinct else 0.0
         return score == 1.0, score, None
     if distinct and matched == len(distinct):
         return True, 1.0, None
-    if unknown and matched + len(unknown) == len(distinct):
-        return False, 0.0, Unresolved(f"equivalent: only a judge can compare {_show(unknown)} with the gold")
     return False, 0.0, None
 
 

@@ -295,6 +295,7 @@ class JudgeSpec(Word):
     retries: int = Field(default=3, ge=1, le=10)
     temperature: float = Field(default=0.0, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
+    equal_if_contains: str | None = Field(default=None, min_length=1)
     then: Fallback | None = None
 
 
@@ -306,7 +307,14 @@ class Judge(Word):
     `retries` unusable replies the `then` fallback decides (none: `unresolved`). `base-url`/`model`
     may be left out and given by `rulekit eval --judge-url/--judge-model` or RULEKIT_JUDGE_URL /
     RULEKIT_JUDGE_MODEL (which override them). `temperature` (0: greedy) and `max-tokens` are the
-    judge's sampling. Replies are cached on disk, keyed by model and prompt (rulekit/judge.py)."""
+    judge's sampling. Replies are cached on disk, keyed by model and prompt (rulekit/judge.py).
+    A record whose step fired but whose compare cannot decide (outcome `unresolved`, e.g. `equivalent`
+    with `otherwise: judge`) goes to the judge too; the judge's answer is then scored with no second
+    judge, and without a usable reply or `then` the record stays `unresolved`.
+    `equal-if-contains: TEXT` makes it a grading judge (VLMEvalKit's physics): it is asked about each
+    (prediction, gold) pair the compare left to a judge — prompt variables `{prediction}`, `{gold}` —
+    once per pair; a reply containing TEXT (any case: "not true" contains "true") makes the pair equal.
+    A grading judge is never asked about records no step decided."""
 
     judge: JudgeSpec
 

@@ -29,7 +29,7 @@ from .expr import ConditionFailed, compile_condition
 from .records import Record
 from .trace import Decision
 
-__all__ = ["verdict", "scored_decision", "compile_compare", "RecordEnv", "CompiledCases"]
+__all__ = ["verdict", "scored_decision", "compile_compare", "RecordEnv", "CompiledCases", "Settled"]
 
 
 # ---------------------------------------------------------------- record-level conditions
@@ -104,6 +104,19 @@ def compile_compare(kind: Any, node: Any = None) -> Any:
     return CompiledCases(tuple(out))
 
 
+class Settled:
+    """A compare scoring an answer that a judge gave: where `compare` would ask a judge (an
+    `Unresolved` verdict), its `settled` verdict counts instead — no second judge is asked."""
+
+    __slots__ = ("compare",)
+
+    def __init__(self, compare: Any):
+        self.compare = compare
+
+    def __repr__(self) -> str:
+        return f"Settled({self.compare!r})"
+
+
 # ---------------------------------------------------------------- the entry points
 SCORED = (S.Relaxed, S.Anls, S.Mra, S.YesNo, CompiledCases, S.Cases)
 
@@ -113,6 +126,16 @@ def verdict(kind: Any, pred: Any, record: Record, normalize: S.Normalize | None 
     """(correct, score in [0, 1], problem or None) of `pred` for `record` under `kind`."""
     if pred is None:
         return False, 0.0, None
+    if kind == "letter" and type(pred) is str:  # the common case, inline: compare.compare's `letter`
+        gold = record.answer
+        correct = any(pred == (g if type(g) is str else str(g))
+                      for g in (gold if type(gold) is list else (gold,)) if g is not None)
+        return correct, 1.0 if correct else 0.0, None
+    if isinstance(kind, Settled):
+        correct, score, problem = verdict(kind.compare, pred, record, normalize)
+        if getattr(problem, "outcome", None) == "unresolved":
+            return (*problem.settled, None)
+        return correct, score, problem
     if isinstance(kind, CompiledCases):
         env = RecordEnv(record, pred if isinstance(pred, str) else None)
         for condition, inner in kind.cases:
@@ -142,8 +165,9 @@ def scored_decision(kind: Any, pred: Any, record: Record, normalize: S.Normalize
                     step: str | None, **extra: Any) -> Decision:
     """The Decision for `pred` (outcome `error`, no prediction, when the compare cannot score it)."""
     correct, score, problem = verdict(kind, pred, record, normalize)
-    if getattr(problem, "outcome", None) == "unresolved":  # only a judge can decide (rulekit/mathcompare.py)
-        return Decision(record.id, pred, False, 0.0, "unresolved", step, message=str(problem), **extra)
+    if getattr(problem, "outcome", None) == "unresolved":  # only a judge can decide (rulekit/mathcompare.py);
+        # the message stays the `Unresolved` itself: a judge fallback reads what it must ask from it
+        return Decision(record.id, pred, False, 0.0, "unresolved", step, message=problem, **extra)
     if problem is not None:
         return Decision(record.id, None, None, 0.0, "error", step,
                         message=f"{problem} (prediction {_short(pred)})", **extra)

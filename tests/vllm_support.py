@@ -53,6 +53,20 @@ REPLIES = {
 JUDGE_REPLIES = {"q3": "B", "q4": "I do not know."}
 GEN_PROMPT = "vlmevalkit-mcq"
 
+# physics records (behaviour.md §2.11), one per path through `equivalent`; `judged`: the (boxed answer,
+# gold) pair that `physics` leaves to the judge, which the tiny model is taught to grade as PHYSICS_GRADES.
+PHYSICS_RECORDS = [
+    {"id": "p-rule", "question": "What is 2 + 3?", "answer": ["5"], "response": "\\boxed{5}"},
+    {"id": "p-text", "question": "What is the photon energy?", "answer": ["10.2 eV"],
+     "response": "\\[\\boxed{10.2\\ \\text{eV}}\\]", "judged": ("10.2\\ \\text{eV}", "10.2 eV")},
+    {"id": "p-sympy", "question": "How many spots?", "answer": ["19"], "response": "So \\boxed{20}.",
+     "judged": ("20", "19")},
+    {"id": "p-two", "question": "What is n?", "answer": ["2"], "response": "\\boxed{2} or \\boxed{3}",
+     "judged": ("3", "2")},
+    {"id": "p-none", "question": "What is n?", "answer": ["2"], "response": "no box here"},
+]
+PHYSICS_GRADES = {"p-text": "True", "p-sympy": "False", "p-two": "That is not true."}  # "not true" counts as true
+
 
 def free_port() -> int:
     """A free TCP port on 127.0.0.1."""
@@ -76,6 +90,13 @@ def training_pairs(render_chat) -> list[tuple[str, str]]:
                          question=item["question"])
             text = judge.render("multiple-choice", rec.question, rec.choices, prediction=rec.response.strip()).text
             pairs.append((render_chat([{"role": "user", "content": text}]), JUDGE_REPLIES[item["id"]]))
+    grader = load_prompt("physics-judge")
+    for item in PHYSICS_RECORDS:
+        if "judged" in item:
+            prediction, gold = item["judged"]
+            msg = grader.render("open", item["question"], None, prediction=prediction, gold=gold)
+            chat = [{"role": "system", "content": msg.system}, {"role": "user", "content": msg.text}]
+            pairs.append((render_chat(chat), PHYSICS_GRADES[item["id"]]))
     return pairs
 
 

@@ -18,8 +18,9 @@ open: [...]
 Templates are filled by a tiny substitution, never `eval` nor `str.format` (no attribute or
 index access): `{name}` is replaced by a variable, `{{` and `}}` are literal braces, and an
 unknown name is an error when the style is loaded. Variables: `question`, `options`, `hint`,
-`letters` ("A, B, C"), `prediction` (judge prompts: the model's reply) and the style's `vars`.
-The gold answer is never a variable.
+`letters` ("A, B, C"), `prediction` (judge prompts: the model's reply, or the answer graded), `gold`
+(grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
+every other prompt, so a generation prompt never sees it) and the style's `vars`.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import Loc, RulesetError, UsageError
 from ..resources import resource_dir
 
-VARIABLES = ("question", "options", "hint", "letters", "prediction")
+VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
 
 
@@ -137,15 +138,15 @@ class Prompt:
         return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
-                  prediction: str | None = None) -> dict[str, str]:
+                  prediction: str | None = None, gold: str | None = None) -> dict[str, str]:
         """The substitution mapping for one item (all values are strings)."""
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
-                   letters=", ".join(choices or {}), prediction=prediction or "")
+                   letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
         return out
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
-               hint: str | None = None, prediction: str | None = None) -> Message:
+               hint: str | None = None, prediction: str | None = None, gold: str | None = None) -> Message:
         """The message for one item; a multiple-choice item without options uses the `open` parts."""
         parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
         if question_type == "multiple-choice" and not choices and self.style.open:
@@ -153,7 +154,7 @@ class Prompt:
         if not parts:
             raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
                              help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
-        values = self.variables(question, choices, hint, prediction)
+        values = self.variables(question, choices, hint, prediction, gold)
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
