@@ -5,9 +5,11 @@
 
 For each built-in MCQ ruleset with a plain-Python twin (lmms-eval, vlmevalkit) it times, on the
 same JSONL file, `rulekit eval -r NAME FILE --output-dir D` and `benchmarks/baselines.py`, which
-reads the same JSONL and writes the same decisions, and reports items/second, peak memory (max
-RSS of the child process) and the ratio rulekit time / baseline time (≤ 1.0 means rulekit is at
-least as fast). Other rulesets are timed alone. Nothing here is a test: numbers are printed.
+reads the same JSONL and writes the same decisions, and reports items/second, peak memory and the
+ratio rulekit time / baseline time (≤ 1.0 means rulekit is at least as fast). rulekit runs once
+per `--workers` count (default: 1 and one per CPU). Peak memory is given twice: the largest single
+process (max RSS) and the whole process tree (parent + workers, summed, sampled every 50 ms).
+Other rulesets are timed alone. Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -25,15 +28,48 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
 TWINS = {"lmms-eval": "lmms", "vlmevalkit": "vlmevalkit"}
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+def _tree_rss_mb(root: int) -> float:
+    """Resident memory (MB) of process `root` and all its descendants, read from /proc."""
+    parent, rss = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, pp in parent.items() if pp in tree and pid not in tree}
+        tree |= more
+        grew = bool(more)
+    return sum(rss.get(pid, 0) for pid in tree) / 2**20
+
+
+def timed(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) of the largest single process, and peak summed RSS (MB) of the
+    whole process tree (parent + worker processes, sampled every 50 ms) of one command."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, _, usage = os.wait4(proc.pid, 0)
+    peak_tree, done = [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak_tree[0] = max(peak_tree[0], _tree_rss_mb(proc.pid))
+            time.sleep(0.05)
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # usage: this child and the workers it waited for
     seconds = time.perf_counter() - start
-    if proc.returncode not in (0, None) and os.waitstatus_to_exitcode(_) != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()}")
-    return seconds, usage.ru_maxrss / 1024
+    done.set()
+    sampler.join()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{err.decode()}")
+    return seconds, usage.ru_maxrss / 1024, peak_tree[0]
 
 
 def count_mcq(path: Path) -> int:
@@ -46,22 +82,25 @@ def count_mcq(path: Path) -> int:
     return n
 
 
-def bench(path: Path, rulesets: list[str], out: Path) -> list[dict]:
-    """Time every ruleset (and its twin) on one file."""
+def bench(path: Path, rulesets: list[str], out: Path, workers: list[int]) -> list[dict]:
+    """Time every ruleset (with 1 and N worker processes) and its twin on one file."""
     rows, n = [], count_mcq(path)
     exe = [sys.executable, "-m", "rulekit.cli"]
     for name in rulesets:
-        seconds, mem = timed(exe + ["eval", "-r", name, str(path), "--seed", "0", "--format", "json",
-                                    "--output-dir", str(out / "rk")])
-        row = {"file": path.name, "ruleset": name, "records": n, "rulekit_s": round(seconds, 2),
-               "rulekit_items_s": round(n / seconds), "rulekit_peak_mb": round(mem)}
+        base = None
         if name in TWINS:
-            b_seconds, b_mem = timed([sys.executable, str(HERE / "baselines.py"), "--parser", TWINS[name], str(path),
-                                      "--output", str(out / f"{name}.baseline.jsonl")])
-            row.update(baseline_s=round(b_seconds, 2), baseline_items_s=round(n / b_seconds),
-                       baseline_peak_mb=round(b_mem), ratio=round(seconds / b_seconds, 2))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+            base = timed([sys.executable, str(HERE / "baselines.py"), "--parser", TWINS[name], str(path),
+                          "--output", str(out / f"{name}.baseline.jsonl")])
+        for w in workers:
+            seconds, mem, tree = timed(exe + ["eval", "-r", name, str(path), "--seed", "0", "--format", "json",
+                                              "--workers", str(w), "--output-dir", str(out / "rk")])
+            row = {"file": path.name, "ruleset": name, "workers": w, "records": n, "rulekit_s": round(seconds, 2),
+                   "rulekit_items_s": round(n / seconds), "rulekit_peak_mb": round(mem), "rulekit_tree_mb": round(tree)}
+            if base is not None:
+                row.update(baseline_s=round(base[0], 2), baseline_items_s=round(n / base[0]),
+                           baseline_peak_mb=round(base[1]), ratio=round(seconds / base[0], 2))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     return rows
 
 
@@ -69,22 +108,25 @@ def main() -> None:
     """Parse arguments, build the synthetic file, run, print a table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200_000, help="synthetic records (default 200,000)")
-    ap.add_argument("--rulesets", default="lmms-eval,vlmevalkit,mmmu,vlmevalkit@v2")
+    ap.add_argument("--rulesets", default="lmms-eval,vlmevalkit,mmmu,vlmevalkit@v2,vmcbench")
+    ap.add_argument("--workers", default=f"1,{os.cpu_count()}", help="worker counts to time (default 1,CPUs)")
+    ap.add_argument("--skip-corpus", action="store_true", help="only the synthetic file")
     args = ap.parse_args()
     rulesets = args.rulesets.split(",")
+    workers = sorted({int(w) for w in args.workers.split(",")})
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         synth = out / f"synth-{args.n}.jsonl"
         subprocess.run([sys.executable, str(HERE / "synth.py"), str(args.n), str(synth)], check=True,
                        stdout=subprocess.DEVNULL)
-        rows = bench(CORPUS, rulesets, out) + bench(synth, rulesets, out)
-    print("\n| file | ruleset | records | rulekit items/s | peak MB | baseline items/s | peak MB | time ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+        rows = ([] if args.skip_corpus else bench(CORPUS, rulesets, out, workers)) + bench(synth, rulesets, out, workers)
+    print("\n| file | ruleset | workers | records | rulekit items/s | peak MB (largest process / all) "
+          "| baseline items/s | peak MB | time ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['file']} | {r['ruleset']} | {r['records']:,} | {r['rulekit_items_s']:,} | {r['rulekit_peak_mb']} | "
-              f"{r.get('baseline_items_s', '–'):,} | {r.get('baseline_peak_mb', '–')} | {r.get('ratio', '–')} |"
-              if 'baseline_items_s' in r else
-              f"| {r['file']} | {r['ruleset']} | {r['records']:,} | {r['rulekit_items_s']:,} | {r['rulekit_peak_mb']} | – | – | – |")
+        print(f"| {r['file']} | {r['ruleset']} | {r['workers']} | {r['records']:,} | {r['rulekit_items_s']:,} | "
+              f"{r['rulekit_peak_mb']} / {r['rulekit_tree_mb']} | "
+              + (f"{r['baseline_items_s']:,} | {r['baseline_peak_mb']} | {r['ratio']} |" if "ratio" in r else "– | – | – |"))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ class MetricsPlan:
         for (_, label), buckets in zip(self.declared, acc.by_label):
             _tally(buckets, label(r)).add(d)
         if self.groups is not None:
-            acc.kept.append((Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, d.message), r))
+            acc.kept.append((Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message)), r))
 
     def reserve(self, acc: "Accumulator", r: Record) -> tuple[int, int]:
         """Hold record `r`'s place in `acc` for a decision made later elsewhere (`fill`): its
