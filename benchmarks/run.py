@@ -8,7 +8,8 @@ same JSONL file, `rulekit eval -r NAME FILE --output-dir D` and `benchmarks/base
 reads the same JSONL and writes the same decisions, and reports items/second, peak memory and the
 ratio rulekit time / baseline time (≤ 1.0 means rulekit is at least as fast). rulekit runs once
 per `--workers` count (default: 1 and one per CPU). Peak memory is given twice: the largest single
-process (max RSS) and the whole process tree (parent + workers, summed, sampled every 50 ms).
+process (max RSS) and the whole process tree (parent + workers, summed proportional set size, so
+shared pages count once; sampled every 50 ms).
 Other rulesets are timed alone. Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations
@@ -28,37 +29,43 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
 TWINS = {"lmms-eval": "lmms", "vlmevalkit": "vlmevalkit"}
 
 
-def _tree_rss_mb(root: int) -> float:
-    """Resident memory (MB) of process `root` and all its descendants, read from /proc."""
-    parent, rss = {}, {}
+def _tree_pss_mb(root: int) -> float:
+    """Memory (MB) of process `root` and all its descendants: the sum of their proportional set sizes
+    (/proc/PID/smaps_rollup), so pages forked workers share with the parent are counted once."""
+    parent = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
+                parent[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-        parent[int(entry)] = int(fields[1])
-        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
     tree, grew = {root}, True
     while grew:
         more = {pid for pid, pp in parent.items() if pp in tree and pid not in tree}
         tree |= more
         grew = bool(more)
-    return sum(rss.get(pid, 0) for pid in tree) / 2**20
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                total += sum(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
+        except OSError:
+            continue
+    return total / 1024
 
 
 def timed(cmd: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, peak RSS (MB) of the largest single process, and peak summed RSS (MB) of the
-    whole process tree (parent + worker processes, sampled every 50 ms) of one command."""
+    """Wall seconds, peak RSS (MB) of the largest single process, and the peak memory (MB) of the
+    whole process tree (parent + worker processes, summed PSS, sampled every 50 ms) of one command."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak_tree, done = [0.0], threading.Event()
 
     def sample() -> None:
         while not done.is_set():
-            peak_tree[0] = max(peak_tree[0], _tree_rss_mb(proc.pid))
+            peak_tree[0] = max(peak_tree[0], _tree_pss_mb(proc.pid))
             time.sleep(0.05)
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
