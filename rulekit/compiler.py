@@ -57,12 +57,14 @@ def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
 
 def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
     """The shared OptionSet for these choices (cached; bounded so odd inputs cannot grow it forever)."""
-    key = tuple(choices.items()) if choices else (None,) + tuple(fallback_letters)
+    # letters then texts: a flat tuple hashes faster than one of pairs, and the count of letters
+    # is half its length, so two different option dicts never share a key
+    key = (*choices, *choices.values()) if choices else (None, *fallback_letters)
     found = _OPTION_SETS.get(key)
     if found is None:
         if len(_OPTION_SETS) > 50_000:
             _OPTION_SETS.clear()
-        found = _OPTION_SETS[key] = (OptionSet(dict(key)) if choices
+        found = _OPTION_SETS[key] = (OptionSet(dict(choices)) if choices
                                      else OptionSet({l: "" for l in fallback_letters}, has_text=False))
     return found
 
@@ -548,6 +550,11 @@ class CompiledStep:
     skip_to: int | None
     also: list[Finder]
     describe: str
+    plain: bool = field(init=False)  # only find → pick: the engine's short road when not tracing
+
+    def __post_init__(self) -> None:
+        self.plain = (self.finder is not None and self.prepare is None and self.when is None and self.where is None
+                      and self.answer is None and self.skip_to is None and not self.also)
 
 
 @dataclass

@@ -127,6 +127,15 @@ class Evaluator:
         while i < len(steps):
             step = steps[i]
             self._current = step.id
+            if traces is None and step.plain:  # find → pick and nothing else (most steps): the short road
+                text = prepared if step.look_in == "prepared" else original
+                cands = step.finder.find(text, opts, False)
+                if cands:
+                    answer = step.picker(cands, text, opts, False)[0]
+                    if answer is not NO_ANSWER:
+                        return self._fired(section, record, opts, step, answer, None, prepared)
+                i += 1
+                continue
             text = prepared if step.look_in == "prepared" else original
             if step.prepare is not None:
                 text = step.prepare(text)
@@ -181,15 +190,20 @@ class Evaluator:
                 st = _st(step, "fired", reason, cands, kept if step.where is not None else None)
                 st.answer = answer
                 traces.append(st)
-            if section.normalize is not None:
-                answer = normalize_answers(answer, section.normalize)
-            decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
-                                       trace=traces, text=prepared if traces is not None else "")
-            if decision.outcome == "unresolved" and isinstance(section.fallback, S.Judge):
-                from .judge import judge_fallback  # the compare cannot decide: the section's judge is asked
-                return judge_fallback(self, section, record, opts, traces, prepared, section.fallback, decision)
-            return decision
+            return self._fired(section, record, opts, step, answer, traces, prepared)
         return self._fallback(section, record, opts, traces, prepared)
+
+    def _fired(self, section, record, opts, step, answer, traces, prepared) -> Decision:
+        """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
+        judge when the compare cannot decide."""
+        if section.normalize is not None:
+            answer = normalize_answers(answer, section.normalize)
+        decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
+                                   trace=traces, text=prepared if traces is not None else "")
+        if decision.outcome == "unresolved" and isinstance(section.fallback, S.Judge):
+            from .judge import judge_fallback  # the compare cannot decide: the section's judge is asked
+            return judge_fallback(self, section, record, opts, traces, prepared, section.fallback, decision)
+        return decision
 
     def _fallback(self, section, record, opts, traces, prepared, fb=None) -> Decision:
         fb = section.fallback if fb is None else fb  # `fb`: a judge's `then:` fallback
