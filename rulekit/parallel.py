@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -102,6 +103,11 @@ class _Part:
     accs: list          # metric Accumulator per ruleset
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool and drops the unfinished files."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _decide_chunk(chunk: Chunk) -> _Part:
     rulesets, seed, max_chars, fields = _JOB  # type: ignore[misc]
     with open(chunk.path, "rb") as f:
@@ -181,7 +187,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
         with ExitStack() as stack:
             writers = open_writers(stack, rulesets, output_dir)
             gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+            with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
                 for part in pool.imap(_decide_chunk, chunks):
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):

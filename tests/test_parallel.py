@@ -82,3 +82,36 @@ def test_judge_rulesets_and_gzip_stay_in_one_process(tmp_path):
     assert "gzip" in why_sequential([load_ruleset("vlmevalkit")], [str(gz)])
     assert "judge" in why_sequential([load_ruleset("vlmevalkit+judge")], [str(CORPUS)])
     assert why_sequential([load_ruleset("lmms-eval")], [str(CORPUS)]) is None
+
+
+def test_ctrl_c_stops_workers_cleanly(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during a split run: exit
+    130, one line on stderr, no worker tracebacks, nothing left in the output directory."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lines = CORPUS.read_bytes().splitlines(keepends=True)
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as f:
+        for n in range(3):  # ~93k records: several seconds of work, so the interrupt lands mid-run
+            for line in lines:
+                row = orjson.loads(line)
+                row["id"] = f"{n}/{row['id']}"
+                f.write(orjson.dumps(row) + b"\n")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "rulekit.cli", "eval", "-r", "vlmevalkit", str(big),
+                             "--output-dir", str(out), "--workers", "2", "--format", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not (out.exists() and any(out.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip() == "interrupted; no partial output was written"
+    assert not list(out.iterdir())
