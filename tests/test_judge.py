@@ -6,36 +6,15 @@ import json
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
 from rulekit import judge
-from rulekit.cli import main
 from rulekit.compiler import load_ruleset
 from rulekit.records import Record
+from judge_support import fresh_settings, invoke, write_records  # noqa: F401 (autouse fixture)
 from vllm_support import GEN_PROMPT, JUDGE_REPLIES, SERVED_NAME, free_port, requires_vllm
 
 UNDECIDED = Record("r1", "multiple-choice", "I am not sure about this one at all, sorry.", "B", {"A": "3", "B": "4"},
                    question="Which number is even?")
-
-
-def invoke(*args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings(monkeypatch):
-    for name in (judge.ENV_URL, judge.ENV_MODEL, judge.ENV_CACHE):
-        monkeypatch.delenv(name, raising=False)
-    yield
-    judge.configure()
-
-
-def write_records(path, records):
-    path.write_text("".join(json.dumps({"id": r.id, "question": r.question, "choices": r.choices, "answer": r.answer,
-                                        "response": r.response}) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def fill_cache(cache, record, replies, model="m"):

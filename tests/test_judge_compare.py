@@ -8,13 +8,12 @@ import json
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
 from rulekit import judge
-from rulekit.cli import main
 from rulekit.compiler import load_ruleset
 from rulekit.mathcompare import Unresolved
 from rulekit.records import Record
+from judge_support import fresh_settings, invoke, write_records  # noqa: F401 (autouse fixture)
 from vllm_support import PHYSICS_GRADES, PHYSICS_RECORDS, SERVED_NAME, free_port, requires_vllm
 
 DEAD = "http://127.0.0.1:9/v1"
@@ -36,27 +35,6 @@ MATHVISTA = [
            {"A": "apple", "B": "stone"}, question="Which one is a fruit?"),
 ]
 EXTRACTED = {"m-zero": ["0"], "m-text": ["41"], "m-float": ["1.5"], "m-mc": ["B"], "m-mc-bad": ["no idea"]}
-
-
-def invoke(*args):
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings(monkeypatch):
-    for name in (judge.ENV_URL, judge.ENV_MODEL, judge.ENV_CACHE):
-        monkeypatch.delenv(name, raising=False)
-    yield
-    judge.configure()
-
-
-def write_records(path, records):
-    path.write_text("".join(json.dumps({"id": r.id, "question_type": r.question_type, "question": r.question,
-                                        "choices": r.choices, "answer": r.answer, "response": r.response,
-                                        "meta": r.meta}) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def fill_cache(cache, ruleset, records, replies, model="m"):
