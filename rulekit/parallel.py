@@ -109,6 +109,7 @@ def _ignore_interrupts() -> None:
 
 
 def _decide_chunk(chunk: Chunk) -> _Part:
+    """In a worker: decide and count every record of one byte range with every ruleset."""
     rulesets, seed, max_chars, fields = _JOB  # type: ignore[misc]
     with open(chunk.path, "rb") as f:
         f.seek(chunk.start)
