@@ -55,8 +55,31 @@ _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
+    """The condition parser. Building its LALR tables takes ~0.25 s (most of it lark's terminal
+    collision check), so they are cached under $XDG_CACHE_HOME/rulekit (~/.cache/rulekit), named by
+    a hash of the grammar, lark's and Python's versions; written under a temporary name and renamed,
+    so concurrent processes never read half a file. Without a writable cache it is built each time."""
+    import hashlib
+    import os
+    import sys
+    from pathlib import Path
+
+    import lark
+
     grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True)
+    options = {"parser": "lalr", "propagate_positions": True}
+    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit" / f"condition-{key}.lark"
+    if cache.is_file():
+        return Lark(grammar, cache=str(cache), **options)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+        parser = Lark(grammar, cache=str(tmp), **options)
+        os.replace(tmp, cache)
+        return parser
+    except OSError:
+        return Lark(grammar, **options)
 
 
 class ConditionFailed(Exception):
