@@ -115,3 +115,25 @@ def test_ctrl_c_stops_workers_cleanly(tmp_path):
     assert proc.returncode == 130, err.decode()
     assert err.decode().strip() == "interrupted; no partial output was written"
     assert not list(out.iterdir())
+
+
+def test_field_mapping_and_lmms_log_lines_split_like_one_process(tmp_path):
+    """Workers read with the same field map and the same per-line format detection."""
+    rows = [orjson.loads(line) for line in CORPUS.read_bytes().splitlines()[:3000]]
+    mapped = tmp_path / "mapped.jsonl"
+    mapped.write_bytes(b"".join(orjson.dumps({**{k: v for k, v in r.items() if k != "response"},
+                                             "prediction": r["response"]}) + b"\n" for r in rows))
+    lmms = tmp_path / "lmms.jsonl"
+    lmms.write_bytes(b"".join(orjson.dumps({"doc_id": i, "doc": {"id": r["id"], "options": list((r["choices"] or {}).values()),
+                                                                  "question": r.get("question")},
+                                            "target": r["answer"], "resps": [[r["response"]]],
+                                            "filtered_resps": [r["response"]]}) + b"\n"
+                             for i, r in enumerate(rows) if r["choices"]))
+    for path, fields in ((mapped, {"response": "prediction"}), (lmms, None)):
+        outs = []
+        for workers in (1, 2):
+            out = tmp_path / f"{path.stem}-{workers}"
+            [res] = evaluate_files([load_ruleset("vlmevalkit")], [str(path)], fields, output_dir=str(out),
+                                   workers=workers, min_split_bytes=0, chunk_bytes=32 << 10)
+            outs.append(((out / "vlmevalkit.decisions.jsonl").read_bytes(), res.n))
+        assert outs[0] == outs[1] and outs[0][1] > 1000, path.name
