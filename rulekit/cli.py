@@ -125,7 +125,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
 
     from .evaluate import evaluate
     from .judge import judges_of, prepare_eval
-    from .parallel import evaluate_files
+    from .parallel import evaluate_files, why_sequential
     from .readers import parse_field_map
     from .report import print_results
 
@@ -156,6 +156,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
                     on_progress(count[0])
             results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=tick, max_chars=max_chars)
         else:
+            if workers > 1 and (why := why_sequential(loaded, paths)):
+                _ERR.print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers)
     finally:

@@ -137,3 +137,16 @@ def test_field_mapping_and_lmms_log_lines_split_like_one_process(tmp_path):
                                    workers=workers, min_split_bytes=0, chunk_bytes=32 << 10)
             outs.append(((out / "vlmevalkit.decisions.jsonl").read_bytes(), res.n))
         assert outs[0] == outs[1] and outs[0][1] > 1000, path.name
+
+
+def test_cli_says_when_workers_cannot_be_used(tmp_path):
+    import gzip
+    import subprocess
+    import sys
+
+    gz = tmp_path / "x.jsonl.gz"
+    gz.write_bytes(gzip.compress(b'{"id": "1", "response": "A", "choices": {"A": "x", "B": "y"}, "answer": "A"}\n'))
+    run = subprocess.run([sys.executable, "-m", "rulekit.cli", "eval", "-r", "vlmevalkit", str(gz), "--workers", "2",
+                          "--format", "json"], capture_output=True, text=True)
+    assert run.returncode == 0
+    assert run.stderr.strip() == f"note: --workers 2 ignored, one process: {gz} is gzipped"
