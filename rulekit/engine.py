@@ -67,8 +67,9 @@ class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
     With `defer_stream` set (worker processes), a record that falls to a stream-order random
-    fallback gets `DRAW_LATER` instead of a decision; the process that sees the records in input
-    order then calls `draw(record)` for each of them, in that order.
+    fallback gets `DRAW_LATER` instead of a decision; `draw_options(record)` gives the decision each
+    letter would make, and the process that sees the records in input order calls `draw_index`
+    for each of them, in that order.
     """
 
     defer_stream = False
@@ -86,10 +87,32 @@ class Evaluator:
         fb = S.final_fallback(section.fallback)
         return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
 
-    def draw(self, record: Record) -> Decision:
-        """The random-fallback decision of a record for which `decide` answered DRAW_LATER."""
+    def draw_options(self, record: Record) -> tuple[str, list[tuple]]:
+        """For a record `decide` answered DRAW_LATER: its section and, for every letter the draw can
+        give (in draw order), the fields of the decision that letter makes — (pred, correct, score,
+        outcome, step, k, message). Whoever draws then needs only `draw_index`."""
         section = self.ruleset.sections[record.question_type]
-        return self._fallback(section, record, option_set(record.choices, section.letters_if_missing), None, "")
+        opts = option_set(record.choices, section.letters_if_missing)
+        letters = opts.letter_list + [x for x in dict.fromkeys(section.fallback.random_option.extra) if x not in opts.letters]
+        out = []
+        for pred in letters:
+            d = scored_decision(section.compare, pred, record, None, "fallback", "random-option", k=len(letters))
+            out.append((d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message)))
+        return section.name, out
+
+    def draw_index(self, section_name: str, k: int) -> int:
+        """Draw from section `section_name`'s stream as `random.choice` over k letters does (same
+        RNG state consumed), and return the index drawn."""
+        section = self.ruleset.sections[section_name]
+        return self._stream(section, S.final_fallback(section.fallback).random_option).choice(range(k))
+
+    def _stream(self, section: CompiledSection, spec: S.RandomOptionSpec) -> random.Random:
+        """The section's one stream-order RNG, created on first use from the fallback's seed."""
+        rng = self._streams.get(section.name)
+        if rng is None:
+            seed = spec.seed if self.seed_override is None else self.seed_override
+            rng = self._streams[section.name] = random.Random(seed)
+        return rng
 
     def run(self, records: Iterable[Record], trace: bool = False) -> Iterator[tuple[Record, Decision | None]]:
         """Decide every record in order; a record whose question type has no section yields None."""
@@ -223,9 +246,7 @@ class Evaluator:
             if spec.order == "stream":
                 if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/parallel.py)
                     return DRAW_LATER
-                rng = self._streams.get(section.name)
-                if rng is None:
-                    rng = self._streams[section.name] = random.Random(seed)
+                rng = self._stream(section, spec)
             else:
                 rng = random.Random(f"{seed}\x1f{record.id}")
             pred = rng.choice(letters)

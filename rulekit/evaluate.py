@@ -96,13 +96,15 @@ class RulesetRun:
         """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
 
         In a worker (``evaluator.defer_stream``), a record left to a stream-order random draw
-        returns ``(slot, record)`` instead: its place is held in the counts (`MetricsPlan.reserve`)."""
+        returns ``(slot, record id, section, options)`` instead: its place is held in the counts
+        (`MetricsPlan.reserve`) and `options` holds the decision each letter would make
+        (`Evaluator.draw_options`), so the parent only draws."""
         decision = self.evaluator.decide(record)
         if decision is None:
             self.acc.skip(record)
             return None
         if decision is DRAW_LATER:
-            return self.plan.reserve(self.acc, record), record
+            return (self.plan.reserve(self.acc, record), record.id, *self.evaluator.draw_options(record))
         self.plan.add(self.acc, decision, record)
         if self.keep:
             self.decisions.append(decision)

@@ -8,8 +8,9 @@ are the same to the last digit (the counts are exact). Memory per process is bou
 range size, not the input size.
 
 A random fallback drawn in stream order (lmms-eval's one `random.seed(42)` stream) depends on
-every earlier draw, so workers do not draw it: they hold the record's place and send it back,
-and the parent, which sees the ranges in order, draws for those records in input order.
+every earlier draw, so workers do not draw it: they hold the record's place in the counts and
+send back the decision each letter would make; the parent, which sees the ranges in order, draws
+the index for those records in input order.
 
 Workers are forked, so they inherit the compiled rulesets (closures cannot be pickled). Where a
 run cannot be split, `evaluate_files` runs in one process; `why_sequential` says why: a judge
@@ -34,6 +35,7 @@ from .engine import MAX_CHARS
 from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers
 from .readers import detect_format, read_records
 from .readers.jsonl import records_from_lines
+from .trace import Decision
 
 MAX_CHUNK_BYTES = 8 << 20  # a worker's byte range at most: bounds its memory and the progress steps
 MIN_CHUNK_BYTES = 256 << 10
@@ -99,7 +101,7 @@ class _Part:
     """What a worker sends back for one chunk."""
 
     records: int
-    rows: list[list]    # per ruleset: decisions-file bytes, and (slot, record) where the parent must draw
+    rows: list[list]    # per ruleset: decisions-file bytes, and (slot, id, section, options) where the parent draws
     accs: list          # metric Accumulator per ruleset
 
 
@@ -129,7 +131,7 @@ def _decide_chunk(chunk: Chunk) -> _Part:
             row = run.row(record)
             if type(row) is bytes:
                 buf.append(row)
-            elif row is not None:  # (slot, record): the parent draws it
+            elif row is not None:  # a stream-order draw: the parent makes it
                 segments.append(b"".join(buf))
                 buf.clear()
                 segments.append(row)
@@ -147,9 +149,9 @@ def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
         if type(seg) is bytes:
             yield seg
             continue
-        (at, kept_at), record = seg
-        decision = run.evaluator.draw(record)
-        run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1), decision, record)
+        (at, kept_at, keys), record_id, section, options = seg
+        decision = Decision(record_id, *options[run.evaluator.draw_index(section, len(options))])
+        run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1, keys), decision)
         yield orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
 
 

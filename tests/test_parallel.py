@@ -30,18 +30,28 @@ def corpus_slice(tmp_path_factory) -> Path:
     return path
 
 
+# stream-order draws AND group metrics: the parent's draws must land in the kept rows' places
+STREAM_GROUPS = """ruleset: lmms-eval+circular
+extends: lmms-eval
+metrics:
+  groups: {group-by: [g_index, id], key-modulo: 1000000, require: all, report-pending: true}
+"""
+
+
 def _run(path: Path, out: Path, workers: int):
-    rulesets = [load_ruleset(name) for name in RULESETS]
+    extra = path.parent / "lmms-eval+circular.yaml"
+    extra.write_text(STREAM_GROUPS, encoding="utf-8")
+    rulesets = [load_ruleset(name) for name in RULESETS] + [load_ruleset(str(extra))]
     results = evaluate_files(rulesets, [str(path)], seed=0, output_dir=str(out), workers=workers,
                              min_split_bytes=0, chunk_bytes=64 << 10)
-    return {r.ruleset: r.as_json() for r in results}
+    return {r.ruleset: {**r.as_json(), "correct": r.correct} for r in results}  # correct: per-record bytes
 
 
 def test_workers_give_byte_identical_decisions_and_equal_metrics(corpus_slice, tmp_path):
     one = _run(corpus_slice, tmp_path / "one", 1)
     two = _run(corpus_slice, tmp_path / "two", 2)
     three = _run(corpus_slice, tmp_path / "three", 3)
-    for name in RULESETS:
+    for name in RULESETS + ("lmms-eval+circular",):
         a = (tmp_path / "one" / f"{name}.decisions.jsonl").read_bytes()
         assert a == (tmp_path / "two" / f"{name}.decisions.jsonl").read_bytes(), name
         assert a == (tmp_path / "three" / f"{name}.decisions.jsonl").read_bytes(), name
@@ -51,6 +61,8 @@ def test_workers_give_byte_identical_decisions_and_equal_metrics(corpus_slice, t
     assert one["lmms-eval"]["outcomes"]["fallback"] > 100  # stream draws really happened in the split run
     assert one["vmcbench"]["metrics"]["by_category_rollup"]  # the merged breakdowns were compared above
     assert one["vlmevalkit+circular"]["metrics"]["n_groups"] > 100
+    assert one["lmms-eval+circular"]["metrics"]["n_groups"] > 100
+    assert one["lmms-eval+circular"]["outcomes"]["fallback"] > 100
 
 
 def test_chunks_cover_the_file_at_line_ends(corpus_slice):

@@ -37,44 +37,42 @@ class MetricsPlan:
         """An empty accumulator shaped for this plan."""
         return Accumulator(len(self.fields), len(self.declared))
 
+    def keys(self, r: Record) -> tuple:
+        """Record `r`'s buckets: (question type, breakdown field values, declared labels)."""
+        return (r.question_type, tuple(group_key(r.field(name)) for name in self.fields),
+                tuple(label(r) for _, label in self.declared))
+
     def add(self, acc: "Accumulator", d: Decision, r: Record) -> None:
         """Count decision `d` on record `r` into `acc`."""
-        acc.total.add(d)
+        _count(acc, d, self.keys(r))
         acc.correct.append(d.correct is True)
-        acc.outcomes[d.outcome] = acc.outcomes.get(d.outcome, 0) + 1
-        _tally(acc.by_type, r.question_type).add(d)
-        for name, buckets in zip(self.fields, acc.by_field):
-            _tally(buckets, group_key(r.field(name))).add(d)
-        for (_, label), buckets in zip(self.declared, acc.by_label):
-            _tally(buckets, label(r)).add(d)
         if self.groups is not None:
-            acc.kept.append((Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message)), r))
+            acc.kept.append((_slim(d), r))
 
-    def reserve(self, acc: "Accumulator", r: Record) -> tuple[int, int]:
+    def reserve(self, acc: "Accumulator", r: Record) -> tuple:
         """Hold record `r`'s place in `acc` for a decision made later elsewhere (`fill`): its
-        breakdown buckets are created now, so keys keep their first-appearance order. Returns the
-        slot: (position in `acc.correct`, position in `acc.kept` or -1)."""
-        _tally(acc.by_type, r.question_type)
-        for name, buckets in zip(self.fields, acc.by_field):
-            _tally(buckets, group_key(r.field(name)))
-        for (_, label), buckets in zip(self.declared, acc.by_label):
-            _tally(buckets, label(r))
+        buckets are created now, so breakdown keys keep their first-appearance order. Returns the
+        slot: (position in `acc.correct`, position in `acc.kept` or -1, the record's bucket keys)."""
+        keys = self.keys(r)
+        _tally(acc.by_type, keys[0])
+        for buckets, key in zip(acc.by_field, keys[1]):
+            _tally(buckets, key)
+        for buckets, key in zip(acc.by_label, keys[2]):
+            _tally(buckets, key)
         acc.correct.append(0)
         if self.groups is None:
-            return len(acc.correct) - 1, -1
+            return len(acc.correct) - 1, -1, keys
         acc.kept.append((None, r))  # type: ignore[arg-type]
-        return len(acc.correct) - 1, len(acc.kept) - 1
+        return len(acc.correct) - 1, len(acc.kept) - 1, keys
 
-    def fill(self, acc: "Accumulator", slot: tuple[int, int], d: Decision, r: Record) -> None:
-        """Count decision `d` on record `r` into the place `reserve` held (slot offsets already
-        shifted by whatever was merged into `acc` before the reserving accumulator)."""
-        size, kept_size = len(acc.correct), len(acc.kept)
-        self.add(acc, d, r)
-        del acc.correct[size:]
-        acc.correct[slot[0]] = d.correct is True
-        if self.groups is not None:
-            acc.kept[slot[1]] = acc.kept.pop()
-        assert len(acc.kept) == kept_size
+    def fill(self, acc: "Accumulator", slot: tuple, d: Decision) -> None:
+        """Count decision `d` into the place `reserve` held (positions already shifted by what was
+        merged into `acc` before the reserving accumulator)."""
+        at, kept_at, keys = slot
+        _count(acc, d, keys)
+        acc.correct[at] = d.correct is True
+        if kept_at >= 0:
+            acc.kept[kept_at] = (_slim(d), acc.kept[kept_at][1])
 
     def metrics(self, acc: "Accumulator") -> dict[str, Any]:
         """Headline metrics, per-question-type accuracy, breakdowns and group metrics (DESIGN.md §5)."""
@@ -122,6 +120,21 @@ class Accumulator:
                 _tally(mine, key).merge(tally)
         self.kept.extend(other.kept)
         self.correct += other.correct
+
+
+def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:
+    acc.total.add(d)
+    acc.outcomes[d.outcome] = acc.outcomes.get(d.outcome, 0) + 1
+    _tally(acc.by_type, keys[0]).add(d)
+    for buckets, key in zip(acc.by_field, keys[1]):
+        _tally(buckets, key).add(d)
+    for buckets, key in zip(acc.by_label, keys[2]):
+        _tally(buckets, key).add(d)
+
+
+def _slim(d: Decision) -> Decision:
+    """The decision without trace or text (what group metrics keep)."""
+    return Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message))
 
 
 def _tally(buckets: dict[str, Tally], key: str) -> Tally:
