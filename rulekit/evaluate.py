@@ -83,8 +83,10 @@ def effective_seed(ruleset: CompiledRuleset, seed: int | None) -> int | None:
 class RulesetRun:
     """One ruleset's pass over records: decide each, write its row, count it into the metrics."""
 
-    def __init__(self, ruleset: CompiledRuleset, seed: int | None, max_chars: int, keep: bool = False):
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None, max_chars: int, keep: bool = False,
+                 write: bool = True):
         self.ruleset = ruleset
+        self.write = write  # False: no decisions file, so rows are not serialized (row() gives b"")
         self.evaluator = Evaluator(ruleset, seed, max_chars)
         self.plan = MetricsPlan(ruleset)
         self.acc = self.plan.accumulator()
@@ -109,7 +111,7 @@ class RulesetRun:
         if self.keep:
             self.decisions.append(decision)
             self.records.append(record)
-        return orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+        return row_bytes(decision) if self.write else b""
 
     def result(self, seed: int | None) -> Result:
         """The Result of this run (metrics computed from the accumulated counts)."""
@@ -117,6 +119,11 @@ class RulesetRun:
         eff = effective_seed(rs, seed)
         return Result(rs.name, fingerprint(rs.data, eff), eff, acc.total.n, self.plan.metrics(acc),
                       dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records)
+
+
+def row_bytes(decision: Decision) -> bytes:
+    """A decision's line of the decisions file (DESIGN.md §5)."""
+    return orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
 
 
 def open_writers(stack: ExitStack, rulesets: list[CompiledRuleset], output_dir: str | None) -> list[AtomicWriter | None]:
@@ -147,14 +154,14 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
     unless `keep` asks for `Result.decisions` and `Result.records` (what `diff` needs).
     `rulekit.parallel.evaluate_files` runs the same thing over worker processes.
     """
-    runs = [RulesetRun(rs, seed, max_chars, keep) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, keep, write=output_dir is not None) for rs in rulesets]
     with ExitStack() as stack:
         writers = open_writers(stack, rulesets, output_dir)
         pairs = list(zip(runs, writers))
         for record in records:
             for run, writer in pairs:
                 line = run.row(record)
-                if line is not None and writer is not None:
+                if line and writer is not None:
                     writer.fh.write(line)
             if on_record is not None:
                 on_record()

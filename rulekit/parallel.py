@@ -27,12 +27,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-import orjson
 
 from . import schema as S
 from .compiler import CompiledRuleset
 from .engine import MAX_CHARS
-from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers
+from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers, row_bytes
 from .readers import detect_format, read_records
 from .readers.jsonl import records_from_lines
 from .trace import Decision
@@ -92,7 +91,7 @@ def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | N
     return None
 
 
-# What the forked workers inherit: (rulesets, seed, max_chars, fields), set just before forking.
+# What the forked workers inherit: (rulesets, seed, max_chars, fields, write rows?), set just before forking.
 _JOB: tuple | None = None
 
 
@@ -112,14 +111,14 @@ def _ignore_interrupts() -> None:
 
 def _decide_chunk(chunk: Chunk) -> _Part:
     """In a worker: decide and count every record of one byte range with every ruleset."""
-    rulesets, seed, max_chars, fields = _JOB  # type: ignore[misc]
+    rulesets, seed, max_chars, fields, write = _JOB  # type: ignore[misc]
     with open(chunk.path, "rb") as f:
         f.seek(chunk.start)
         data = f.read(chunk.end - chunk.start)
     lines = data.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    runs = [RulesetRun(rs, seed, max_chars) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, write=write) for rs in rulesets]
     for run in runs:
         run.evaluator.defer_stream = True
     out: list[list] = [[] for _ in runs]
@@ -152,7 +151,8 @@ def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
         (at, kept_at, keys), record_id, section, options = seg
         decision = Decision(record_id, *options[run.evaluator.draw_index(section, len(options))])
         run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1, keys), decision)
-        yield orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+        if run.write:
+            yield row_bytes(decision)
 
 
 def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: dict | None = None, *,
@@ -182,9 +182,9 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size) -> list[Result]:
     global _JOB
-    runs = [RulesetRun(rs, seed, max_chars) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, write=output_dir is not None) for rs in rulesets]
     chunks = (chunk for path in paths for chunk in split_jsonl(path, size))
-    _JOB = (rulesets, seed, max_chars, fields)
+    _JOB = (rulesets, seed, max_chars, fields, output_dir is not None)
     done = 0
     try:
         with ExitStack() as stack:

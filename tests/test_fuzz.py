@@ -951,13 +951,7 @@ def test_fixed_b5_unknown_key_in_nested_options(tmp_path, where):
 def test_fixed_b6_integers_beyond_64_bits(tmp_path, where):
     """B6: an integer beyond 64 bits anywhere in a ruleset raised TypeError from the fingerprint (orjson)."""
     path = _write(tmp_path, "ruleset: x\nmultiple-choice:\n  steps: [{id: a, find: {literal: z}}]\n" + where)
-    try:
-        rs = load_ruleset(path)
-    except RulekitError as exc:
-        exc.render()
-        return
-    d = Evaluator(rs).decide(Record("i", "multiple-choice", "A z", "A", {"A": "x", "B": "y"}))
-    assert d.outcome in OUTCOMES
+    _loads_and_decides_or_renders(path, "A z")
 
 
 def test_fixed_b7_recursive_yaml_alias(tmp_path):
@@ -969,12 +963,17 @@ def test_fixed_b7_recursive_yaml_alias(tmp_path):
 def test_fixed_b8_per_option_regex_errors(tmp_path, pattern):
     """B8: a bad `{letters}` regex loaded fine and then raised RulesetError / IndexError out of Evaluator.decide."""
     path = _write(tmp_path, f"ruleset: x\nmultiple-choice:\n  steps:\n    - id: a\n      find: {{regex: '{pattern}'}}\n")
+    _loads_and_decides_or_renders(path, "A")
+
+
+def _loads_and_decides_or_renders(path, response: str) -> None:
+    """Either the ruleset is refused with a renderable error, or it decides a record with a valid outcome."""
     try:
         rs = load_ruleset(path)
     except RulekitError as exc:
         exc.render()
         return
-    d = Evaluator(rs).decide(Record("i", "multiple-choice", "A", "A", {"A": "x", "B": "y"}))
+    d = Evaluator(rs).decide(Record("i", "multiple-choice", response, "A", {"A": "x", "B": "y"}))
     assert d.outcome in OUTCOMES
 
 

@@ -39,6 +39,8 @@ class MetricsPlan:
 
     def keys(self, r: Record) -> tuple:
         """Record `r`'s buckets: (question type, breakdown field values, declared labels)."""
+        if not self.fields and not self.declared:  # most rulesets: nothing to look up
+            return r.question_type, (), ()
         return (r.question_type, tuple(group_key(r.field(name)) for name in self.fields),
                 tuple(label(r) for _, label in self.declared))
 
