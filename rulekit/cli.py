@@ -116,8 +116,8 @@ def _progress(enabled: bool):
 @click.option("--judge-replay", is_flag=True, help="Use only cached judge replies; a miss is an error.")
 @click.option("--judge-concurrency", type=click.IntRange(1, 256), default=8, show_default=True, help="Judge requests in flight.")
 @click.option("--workers", type=click.IntRange(0, 256), default=0,
-              help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input, "
-                   "judge and stream-order rulesets run in one process.")
+              help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
+                   "and judge rulesets run in one process.")
 @user_errors
 def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
@@ -148,13 +148,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
         progress.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f}/s")
     try:
         if any(judges_of(rs) for rs in loaded):  # `records` holds the prefetched judge replies' input
-            count = [0]
-
-            def tick() -> None:
-                count[0] += 1
-                if count[0] % 2000 == 0:
-                    on_progress(count[0])
-            results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_record=tick, max_chars=max_chars)
+            results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_progress=on_progress,
+                               max_chars=max_chars)
         else:
             if workers > 1 and (why := why_sequential(loaded, paths)):
                 _ERR.print(f"note: --workers {workers} ignored, one process: {why}", markup=False)

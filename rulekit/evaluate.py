@@ -146,25 +146,26 @@ def commit_writers(stack: ExitStack, writers: list[AtomicWriter | None], results
 
 
 def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
-             output_dir: str | None = None, on_record: Callable[[], None] | None = None,
+             output_dir: str | None = None, on_progress: Callable[[int], None] | None = None,
              max_chars: int = MAX_CHARS, keep: bool = False) -> list[Result]:
     """Apply every ruleset to every record (one pass over the input, in one process).
 
     Memory stays flat in the input size: each decision is written and counted, then dropped,
     unless `keep` asks for `Result.decisions` and `Result.records` (what `diff` needs).
+    `on_progress(records so far)` is called every 2,000 records.
     `rulekit.parallel.evaluate_files` runs the same thing over worker processes.
     """
-    runs = [RulesetRun(rs, seed, max_chars, keep, write=output_dir is not None) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, keep, write=bool(output_dir)) for rs in rulesets]
     with ExitStack() as stack:
         writers = open_writers(stack, rulesets, output_dir)
         pairs = list(zip(runs, writers))
-        for record in records:
+        for n, record in enumerate(records, 1):
             for run, writer in pairs:
                 line = run.row(record)
                 if line and writer is not None:
                     writer.fh.write(line)
-            if on_record is not None:
-                on_record()
+            if on_progress is not None and n % 2000 == 0:
+                on_progress(n)
         results = [run.result(seed) for run in runs]
         commit_writers(stack, writers, results)
     return results

@@ -170,21 +170,15 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
         if total >= min_split_bytes:
             size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
             return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size)
-    count = [0]
-
-    def tick() -> None:
-        count[0] += 1
-        if on_progress is not None and count[0] % 2000 == 0:
-            on_progress(count[0])
     return evaluate(rulesets, read_records(paths, fields), seed=seed, output_dir=output_dir,
-                    on_record=tick, max_chars=max_chars)
+                    on_progress=on_progress, max_chars=max_chars)
 
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size) -> list[Result]:
     global _JOB
-    runs = [RulesetRun(rs, seed, max_chars, write=output_dir is not None) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
     chunks = (chunk for path in paths for chunk in split_jsonl(path, size))
-    _JOB = (rulesets, seed, max_chars, fields, output_dir is not None)
+    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
     done = 0
     try:
         with ExitStack() as stack:
