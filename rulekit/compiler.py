@@ -42,6 +42,7 @@ class OptionSet:
 
 _OPTION_SETS: dict[tuple, OptionSet] = {}
 _BY_LETTERS: dict[tuple, dict] = {}
+_NONE: dict = {}
 
 
 def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
@@ -506,30 +507,89 @@ class Picker:
                                "`only` needs exactly one") if explain else ""
         if len(distinct) == 1:
             return distinct[0], "one answer found"
-        if self.ties == "option-order":
-            order = {l: i for i, l in enumerate(opts.letters)}
-            distinct.sort(key=lambda a: order.get(a, len(order)))
         if kind == "rightmost":
             pos = {}
             for c in kept:
                 pos[c.answer] = max(pos.get(c.answer, -1), c.start)
         else:
-            cache = pattern_cache(opts, "{option}" in self.template)
-            needles = cache.get(self.key)
-            if needles is None:
-                needles = cache[self.key] = {l: self.template.replace("{letter}", l).replace("{option}", t)
-                                                  for l, t in zip(opts.letters, opts.texts)}
-            pos = {a: text.rfind(needles.get(a, self.template.replace("{letter}", str(a)))) for a in distinct}
-        ranked = distinct if self.ties != "last" else list(reversed(distinct))
-        best = ranked[0]
-        for a in ranked[1:]:
-            if pos[a] > pos[best]:
-                best = a
+            pos = self.rfinds(distinct, text, opts)
+        best = self.rightmost(distinct, pos, opts)
         if not explain:
             return best, ""
         shown = ", ".join(f"{a}@{pos[a]}" for a in distinct)
         what = f"rfind of `{self.template}`" if self.template else "last occurrence"
         return best, f"{len(distinct)} answers, {what}: {shown}; rightmost wins (ties: {self.ties})"
+
+
+    def rfinds(self, answers: list, text: str, opts: OptionSet) -> dict:
+        """`rightmost-of`: each answer's rfind of the pick template in `text` (-1 when absent)."""
+        cache = pattern_cache(opts, "{option}" in self.template)
+        needles = cache.get(self.key)
+        if needles is None:
+            needles = cache[self.key] = {l: self.template.replace("{letter}", l).replace("{option}", t)
+                                              for l, t in zip(opts.letters, opts.texts)}
+        return {a: text.rfind(needles.get(a, self.template.replace("{letter}", str(a)))) for a in answers}
+
+    def rightmost(self, distinct: list, pos: dict, opts: OptionSet) -> Any:
+        """The answer at the largest position in `pos`; equal positions go by `ties` (`distinct`
+        is in the order the answers were first found, and is reordered in place)."""
+        if self.ties == "option-order":
+            order = {l: i for i, l in enumerate(opts.letters)}
+            distinct.sort(key=lambda a: order.get(a, len(order)))
+        ranked = distinct if self.ties != "last" else distinct[::-1]
+        best = ranked[0]
+        for a in ranked[1:]:
+            if pos[a] > pos[best]:
+                best = a
+        return best
+
+
+def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str, OptionSet], Any] | None:
+    """A `literal`/`phrases`/`option-text` find and its pick fused into one call that returns the
+    answer (or NO_ANSWER) without building candidates: what the engine runs for such a step when
+    nothing traces it. Decides exactly as `picker(finder.find(...))` does (tests/test_fuzz.py
+    compares the two roads); None for picks it does not cover (`all`)."""
+    kind = picker.kind
+    if kind not in ("rightmost-of", "rightmost", "first", "last", "only") or finder.needs_all:
+        return None
+    lower, option_text, needles_of, key = finder.lower, finder.option_text, finder.needles, finder.key
+    by_letters = not finder.uses_text  # the needles depend on the letters only: look them up inline
+
+    def pick(text: str, opts: OptionSet) -> Any:
+        if option_text and not opts.has_text:
+            return NO_ANSWER
+        if lower:
+            text = text.lower()
+        needles = _BY_LETTERS.get(opts.letters, _NONE).get(key) if by_letters else None
+        if needles is None:
+            needles = needles_of(opts)
+        if kind == "first" or kind == "last":  # the earliest first / the latest last occurrence
+            best, best_at = NO_ANSWER, -1
+            for answer, needle in needles:
+                at = (text.find(needle) if kind == "first" else text.rfind(needle)) if needle else len(text)
+                if at >= 0 and (best is NO_ANSWER or (at < best_at if kind == "first" else at > best_at)):
+                    best, best_at = answer, at
+            return best
+        found = [answer for answer, needle in needles if needle in text]
+        if not found:
+            return NO_ANSWER
+        first = found[0]
+        if len(found) == 1 or found.count(first) == len(found):
+            return first
+        distinct = list(dict.fromkeys(found))
+        if kind == "only":
+            return NO_ANSWER
+        if kind == "rightmost":  # each answer's last occurrence over all of its needles
+            pos = dict.fromkeys(distinct, -1)
+            for answer, needle in needles:
+                if answer in pos:
+                    at = text.rfind(needle) if needle else len(text)
+                    if at > pos[answer]:
+                        pos[answer] = at
+        else:
+            pos = picker.rfinds(distinct, text, opts)
+        return picker.rightmost(distinct, pos, opts)
+    return pick
 
 
 # ---------------------------------------------------------------- steps and sections
@@ -551,10 +611,13 @@ class CompiledStep:
     also: list[Finder]
     describe: str
     plain: bool = field(init=False)  # only find → pick: the engine's short road when not tracing
+    direct: Callable[[str, OptionSet], Any] | None = field(init=False)  # that road in one call (literal finds)
 
     def __post_init__(self) -> None:
         self.plain = (self.finder is not None and self.prepare is None and self.when is None and self.where is None
                       and self.answer is None and self.skip_to is None and not self.also)
+        self.direct = (direct_literal_pick(self.finder, self.picker)
+                       if self.plain and isinstance(self.finder, LiteralFinder) else None)
 
 
 @dataclass

@@ -152,11 +152,13 @@ class Evaluator:
             self._current = step.id
             if traces is None and step.plain:  # find → pick and nothing else (most steps): the short road
                 text = prepared if step.look_in == "prepared" else original
-                cands = step.finder.find(text, opts, False)
-                if cands:
-                    answer = step.picker(cands, text, opts, False)[0]
-                    if answer is not NO_ANSWER:
-                        return self._fired(section, record, opts, step, answer, None, prepared)
+                if step.direct is not None:
+                    answer = step.direct(text, opts)
+                else:
+                    cands = step.finder.find(text, opts, False)
+                    answer = step.picker(cands, text, opts, False)[0] if cands else NO_ANSWER
+                if answer is not NO_ANSWER:
+                    return self._fired(section, record, opts, step, answer, None, prepared)
                 i += 1
                 continue
             text = prepared if step.look_in == "prepared" else original
@@ -219,6 +221,10 @@ class Evaluator:
     def _fired(self, section, record, opts, step, answer, traces, prepared) -> Decision:
         """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
         judge when the compare cannot decide."""
+        if section.normalize is None and section.compare == "letter" and type(answer) is str \
+                and type(record.answer) is str and traces is None:  # the common case: scoring.verdict's letter compare, inline
+            correct = answer == record.answer
+            return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id)
         if section.normalize is not None:
             answer = normalize_answers(answer, section.normalize)
         decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,

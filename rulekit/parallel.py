@@ -19,10 +19,12 @@ JSONL file (stdin, gzip, other formats), or no `fork` on this platform.
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import multiprocessing
 import os
 import signal
+from collections import deque
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -32,6 +34,7 @@ from . import schema as S
 from .compiler import CompiledRuleset
 from .engine import MAX_CHARS
 from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers, row_bytes
+from .errors import InputError
 from .readers import detect_format, read_records
 from .readers.jsonl import records_from_lines
 from .trace import Decision
@@ -43,27 +46,29 @@ MIN_SPLIT_BYTES = 4 << 20  # smaller inputs are not worth starting workers for
 
 @dataclass(frozen=True)
 class Chunk:
-    """Bytes [start, end) of `path`, whose first line is line `first_line` of the file."""
+    """Bytes [start, end) of `path`. Its line numbers are counted by the worker that reads it
+    (`_Part.lines`), so cutting a file reads only a line at each cut."""
 
     path: str
     start: int
     end: int
-    first_line: int
 
 
 def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES) -> Iterator[Chunk]:
-    """Cut `path` into ranges of about `size` bytes that end at a line end (lazily, as it reads)."""
+    """Cut `path` into ranges of about `size` bytes that end at a line end: seek `size` bytes on,
+    then read to the end of that line (the file itself is read by the workers)."""
+    total = os.path.getsize(path)
     with open(path, "rb") as f:
-        start, line = 0, 1
-        while True:
-            block = f.read(size)
-            if not block:
-                return
-            if not block.endswith(b"\n"):
-                block += f.readline()
-            yield Chunk(path, start, start + len(block), line)
-            line += block.count(b"\n")
-            start += len(block)
+        start = 0
+        while start < total:
+            end = start + size
+            if end < total:
+                f.seek(end)
+                end += len(f.readline())
+            else:
+                end = total
+            yield Chunk(path, start, end)
+            start = end
 
 
 def default_workers() -> int:
@@ -100,8 +105,10 @@ class _Part:
     """What a worker sends back for one chunk."""
 
     records: int
+    lines: int          # lines in the chunk: the parent numbers the next chunk's lines from it
     rows: list[list]    # per ruleset: decisions-file bytes, and (slot, id, section, options) where the parent draws
     accs: list          # metric Accumulator per ruleset
+    error: InputError | None = None  # a bad line, numbered from the chunk's first line
 
 
 def _ignore_interrupts() -> None:
@@ -124,19 +131,29 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     out: list[list] = [[] for _ in runs]
     rows: list[list[bytes]] = [[] for _ in runs]
     n = 0
-    for record in records_from_lines(lines, chunk.path, chunk.first_line, fields):
-        n += 1
-        for run, buf, segments in zip(runs, rows, out):
-            row = run.row(record)
-            if type(row) is bytes:
-                buf.append(row)
-            elif row is not None:  # a stream-order draw: the parent makes it
-                segments.append(b"".join(buf))
-                buf.clear()
-                segments.append(row)
+    try:
+        for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
+            n += 1
+            for run, buf, segments in zip(runs, rows, out):
+                row = run.row(record)
+                if type(row) is bytes:
+                    buf.append(row)
+                elif row is not None:  # a stream-order draw: the parent makes it
+                    segments.append(b"".join(buf))
+                    buf.clear()
+                    segments.append(row)
+    except InputError as exc:  # the parent knows the chunk's first line: it renumbers and raises
+        return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
         segments.append(b"".join(buf))
-    return _Part(n, out, [run.acc for run in runs])
+    return _Part(n, len(lines), out, [run.acc for run in runs])
+
+
+def _renumbered(error: InputError, lines_before: int) -> InputError:
+    """A worker's InputError, its line moved from the chunk's numbering to the file's."""
+    if error.loc is not None and error.loc.line:
+        error.loc = dataclasses.replace(error.loc, line=error.loc.line + lines_before)
+    return error
 
 
 def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
@@ -177,15 +194,26 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size) -> list[Result]:
     global _JOB
     runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
-    chunks = (chunk for path in paths for chunk in split_jsonl(path, size))
+    chunks_seen: deque[int] = deque()  # for each chunk handed to the pool and not yet absorbed: its input's index
+
+    def chunks() -> Iterator[Chunk]:
+        for i, path in enumerate(paths):
+            for chunk in split_jsonl(path, size):
+                chunks_seen.append(i)
+                yield chunk
     _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
     done = 0
+    lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
     try:
         with ExitStack() as stack:
             writers = open_writers(stack, rulesets, output_dir)
             gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
             with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
-                for part in pool.imap(_decide_chunk, chunks):
+                for part in pool.imap(_decide_chunk, chunks()):
+                    source = chunks_seen.popleft()
+                    if part.error is not None:
+                        raise _renumbered(part.error, lines_before[source])
+                    lines_before[source] += part.lines
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
                             if writer is not None:

@@ -9,9 +9,9 @@ OPEN = "open"
 QUESTION_TYPES = (MULTIPLE_CHOICE, OPEN)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs 1.3 µs more per record; nothing mutates a Record
 class Record:
-    """One model output to score.
+    """One model output to score (treated as immutable: `dataclasses.replace` makes changed copies).
 
     `choices` maps option letters to option texts in option order (None when the source ships
     no options); `answer` is the gold answer: a letter for multiple-choice, a string, number or

@@ -264,12 +264,12 @@ def _plain_record(obj: dict, where: str) -> Record | None:
     """The Record of an object in our schema whose every field already has its final type
     (string id and response, {letter: text} choices, a canonical question type, dict or no meta),
     or None when anything needs `make_record`'s conversions or error messages. Same result."""
-    rid, response = obj.get("id"), obj.get("response")
+    get = obj.get
+    rid, response = get("id"), get("response")
     if type(rid) is not str or not rid or type(response) is not str:
         return None
-    choices, qt, meta = obj.get("choices"), obj.get("question_type"), obj.get("meta")
-    if choices is not None and not (type(choices) is dict and choices
-                                    and all(type(v) is str for v in choices.values())):
+    choices, qt, meta = get("choices"), get("question_type"), get("meta")
+    if choices is not None and not (type(choices) is dict and choices and set(map(type, choices.values())) == _STR):
         return None
     if qt is None:
         qt = MULTIPLE_CHOICE if choices else OPEN
@@ -279,14 +279,19 @@ def _plain_record(obj: dict, where: str) -> Record | None:
         meta = {}
     elif type(meta) is not dict:
         return None
-    extras = [k for k in obj if k not in _OURS]
+    extras = obj.keys() - _OURS
     if extras:
-        meta = {**{k: obj[k] for k in extras}, **meta}
-    answer, benchmark, model, question = obj.get("answer"), obj.get("benchmark"), obj.get("model"), obj.get("question")
-    return Record(rid, qt, response, None if is_blank(answer) else answer, choices,
+        meta = {**{k: obj[k] for k in obj if k in extras}, **meta}  # in the line's key order
+    answer, benchmark, model, question = get("answer"), get("benchmark"), get("model"), get("question")
+    if type(answer) is float and answer != answer:  # NaN: an empty cell
+        answer = None
+    return Record(rid, qt, response, answer, choices,
                   benchmark if benchmark is None or type(benchmark) is str else _text(benchmark),
                   model if model is None or type(model) is str else _text(model),
                   question if question is None or type(question) is str else _text(question), meta, where)
+
+
+_STR = {str}
 
 
 def record_from_obj(obj: Any, fields: dict[str, str] | None, path: str, line: int, where: str,
@@ -327,12 +332,14 @@ def read_jsonl(path: str, fields: dict[str, str] | None = None,
 
 
 def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
-                       fields: dict[str, str] | None = None, lmms: bool | None = None) -> Iterator[Record]:
+                       fields: dict[str, str] | None = None, lmms: bool | None = None,
+                       bom: bool = True) -> Iterator[Record]:
     """Records of JSONL `lines` (bytes, newline-terminated or not) whose first is line `first_line`
-    of file `name`: blank lines skipped, a byte-order mark on line 1 dropped, bad JSON an InputError
-    at ``name:LINE`` (also used by rulekit.parallel on byte ranges of a file)."""
+    of file `name`: blank lines skipped, a byte-order mark on line 1 dropped (when `bom`: the lines
+    start the file), bad JSON an InputError at ``name:LINE`` (also used by rulekit.parallel on byte
+    ranges of a file)."""
     for n, line in enumerate(lines, first_line):
-        if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+        if n == 1 and bom and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
         if not line.strip():
             continue
