@@ -28,16 +28,27 @@ class OptionSet:
     """A record's options, with per-step pattern expansions cached for reuse by every record that has
     the same options."""
 
-    __slots__ = ("letters", "texts", "lower_texts", "length", "cache", "letter_list", "has_text")
+    __slots__ = ("letters", "texts", "_lower", "cache", "letter_list", "has_text")
 
     def __init__(self, choices: dict[str, str], has_text: bool = True):
         self.has_text = has_text
         self.letters = tuple(choices)
         self.letter_list = list(self.letters)
-        self.texts = tuple(str(v) for v in choices.values())
-        self.lower_texts = tuple(t.lower() for t in self.texts)
-        self.length = sum(len(t) for t in self.texts)
+        self.texts = tuple(map(str, choices.values()))
+        self._lower: tuple | None = None
         self.cache: dict = {}
+
+    @property
+    def lower_texts(self) -> tuple[str, ...]:
+        """The option texts lowercased (computed on first use: most records never need them)."""
+        if self._lower is None:
+            self._lower = tuple(t.lower() for t in self.texts)
+        return self._lower
+
+    @property
+    def length(self) -> int:
+        """Characters in all option texts together."""
+        return sum(map(len, self.texts))
 
 
 _OPTION_SETS: dict[tuple, OptionSet] = {}

@@ -94,6 +94,10 @@ class Evaluator:
         section = self.ruleset.sections[record.question_type]
         opts = option_set(record.choices, section.letters_if_missing)
         letters = opts.letter_list + [x for x in dict.fromkeys(section.fallback.random_option.extra) if x not in opts.letters]
+        gold, k = record.answer, len(letters)
+        if section.compare == "letter" and type(gold) is str:  # scoring.verdict's letter compare, inline
+            return section.name, [(p, p == gold, 1.0 if p == gold else 0.0, "fallback", "random-option", k, "")
+                                  for p in letters]
         out = []
         for pred in letters:
             d = scored_decision(section.compare, pred, record, None, "fallback", "random-option", k=len(letters))

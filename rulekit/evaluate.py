@@ -117,7 +117,7 @@ class RulesetRun:
         """The Result of this run (metrics computed from the accumulated counts)."""
         rs, acc = self.ruleset, self.acc
         eff = effective_seed(rs, seed)
-        return Result(rs.name, fingerprint(rs.data, eff), eff, acc.total.n, self.plan.metrics(acc),
+        return Result(rs.name, fingerprint(rs.data, eff), eff, len(acc.correct), self.plan.metrics(acc),
                       dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records)
 
 

@@ -94,10 +94,9 @@ class MetricsPlan:
 class Accumulator:
     """Counts of one ruleset's decisions so far (picklable; see :class:`MetricsPlan`)."""
 
-    __slots__ = ("total", "outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "correct")
+    __slots__ = ("outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "correct")
 
     def __init__(self, n_fields: int = 0, n_declared: int = 0):
-        self.total = Tally()
         self.outcomes: dict[str, int] = {o: 0 for o in OUTCOMES}
         self.by_type: dict[str, Tally] = {}
         self.by_field: list[dict[str, Tally]] = [{} for _ in range(n_fields)]
@@ -106,13 +105,21 @@ class Accumulator:
         self.skipped: dict[str, int] = {}  # records of a question type the ruleset has no section for
         self.correct = bytearray()  # 1/0 per decision, in input order: one byte a record, for bootstraps
 
+    @property
+    def total(self) -> Tally:
+        """Every decision counted: the question types' tallies merged (each decision is in exactly
+        one of them, so it is counted once per record, not twice)."""
+        total = Tally()
+        for tally in self.by_type.values():
+            total.merge(tally)
+        return total
+
     def skip(self, record: Record) -> None:
         """Count a record the ruleset does not decide."""
         self.skipped[record.question_type] = self.skipped.get(record.question_type, 0) + 1
 
     def merge(self, other: "Accumulator") -> None:
         """Add the counts of `other`, which saw the records right after these."""
-        self.total.merge(other.total)
         for table, more in ((self.outcomes, other.outcomes), (self.skipped, other.skipped)):
             for key, count in more.items():
                 table[key] = table.get(key, 0) + count
@@ -125,7 +132,6 @@ class Accumulator:
 
 
 def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:
-    acc.total.add(d)
     acc.outcomes[d.outcome] = acc.outcomes.get(d.outcome, 0) + 1
     _tally(acc.by_type, keys[0]).add(d)
     for buckets, key in zip(acc.by_field, keys[1]):

@@ -279,9 +279,14 @@ def _plain_record(obj: dict, where: str) -> Record | None:
         meta = {}
     elif type(meta) is not dict:
         return None
-    extras = obj.keys() - _OURS
-    if extras:
-        meta = {**{k: obj[k] for k in obj if k in extras}, **meta}  # in the line's key order
+    layout = tuple(obj)  # the lines of a file share a few key layouts: their extra keys are looked up once
+    extras = _EXTRAS.get(layout)
+    if extras is None:
+        if len(_EXTRAS) > 1000:
+            _EXTRAS.clear()
+        extras = _EXTRAS[layout] = tuple(k for k in layout if k not in _OURS)
+    if extras:  # keys outside our schema go to meta, in the line's order (meta's own keys win)
+        meta = {extras[0]: obj[extras[0]], **meta} if len(extras) == 1 else {**{k: obj[k] for k in extras}, **meta}
     answer, benchmark, model, question = get("answer"), get("benchmark"), get("model"), get("question")
     if type(answer) is float and answer != answer:  # NaN: an empty cell
         answer = None
@@ -292,6 +297,7 @@ def _plain_record(obj: dict, where: str) -> Record | None:
 
 
 _STR = {str}
+_EXTRAS: dict[tuple, tuple] = {}
 
 
 def record_from_obj(obj: Any, fields: dict[str, str] | None, path: str, line: int, where: str,
