@@ -50,6 +50,13 @@ class Result:
         return out
 
 
+def _umask() -> int:
+    """This process's umask (read by setting it, then putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 class AtomicWriter:
     """A file written under a temporary name and renamed into place on success only."""
 
@@ -57,6 +64,7 @@ class AtomicWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; a results file gets the usual mode
         self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
 
     def commit(self) -> None:

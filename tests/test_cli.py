@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -46,6 +47,9 @@ def test_decisions_file_rows_in_input_order(tmp_path):
         assert {"id", "pred", "correct", "score", "outcome", "step"} <= set(row)
         assert row["outcome"] in {"rule", "abstain", "unresolved"}
     assert not list(tmp_path.glob(".*.tmp")), "no temporary files left behind"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (tmp_path / "vlmevalkit.decisions.jsonl").stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
 
 
 @pytest.mark.parametrize("name", ["vlmevalkit", "lmms-eval"])
