@@ -25,8 +25,8 @@ class RegexTimeout(Exception):
 
 # ---------------------------------------------------------------- options
 class OptionSet:
-    """A record's options, with per-step pattern expansions cached for reuse by every record that has
-    the same options."""
+    """A record's options; `cache` keeps the expansions of steps that use option texts (for the
+    other steps of the same record), `letter_list` the letters in option order."""
 
     __slots__ = ("letters", "texts", "_lower", "cache", "letter_list", "has_text")
 
@@ -51,7 +51,7 @@ class OptionSet:
         return sum(map(len, self.texts))
 
 
-_OPTION_SETS: dict[tuple, OptionSet] = {}
+_NO_CHOICES: dict[tuple, OptionSet] = {}
 _BY_LETTERS: dict[tuple, dict] = {}
 _NONE: dict = {}
 
@@ -63,21 +63,22 @@ def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
         return opts.cache
     found = _BY_LETTERS.get(opts.letters)
     if found is None:
+        if len(_BY_LETTERS) > 10_000:  # odd inputs with ever new letters cannot grow it forever
+            _BY_LETTERS.clear()
         found = _BY_LETTERS[opts.letters] = {}
     return found
 
 
 def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
-    """The shared OptionSet for these choices (cached; bounded so odd inputs cannot grow it forever)."""
-    # letters then texts: a flat tuple hashes faster than one of pairs, and the count of letters
-    # is half its length, so two different option dicts never share a key
-    key = (*choices, *choices.values()) if choices else (None, *fallback_letters)
-    found = _OPTION_SETS.get(key)
+    """The OptionSet of a record's choices (or of the section's `letters-if-missing` when it has
+    none). Built per record: it is cheap (texts are lowercased only when asked), while looking it
+    up in a cache would hash every option text; what steps expand per set of letters is cached
+    by the letters (`pattern_cache`)."""
+    if choices:
+        return OptionSet(choices)
+    found = _NO_CHOICES.get(fallback_letters)
     if found is None:
-        if len(_OPTION_SETS) > 50_000:
-            _OPTION_SETS.clear()
-        found = _OPTION_SETS[key] = (OptionSet(dict(choices)) if choices
-                                     else OptionSet({l: "" for l in fallback_letters}, has_text=False))
+        found = _NO_CHOICES[fallback_letters] = OptionSet({l: "" for l in fallback_letters}, has_text=False)
     return found
 
 
