@@ -154,15 +154,23 @@ class Evaluator:
         while i < len(steps):
             step = steps[i]
             self._current = step.id
-            if traces is None and step.plain:  # find → pick and nothing else (most steps): the short road
+            if traces is None and step.direct is not None:  # a literal find and its pick in one call
                 text = prepared if step.look_in == "prepared" else original
-                if step.direct is not None:
+                if step.prepare is not None:
+                    text = step.prepare(text)
+                if step.when is None or step.when(Env(text, record, opts)):
                     answer = step.direct(text, opts)
-                else:
-                    cands = step.finder.find(text, opts, False)
-                    answer = step.picker(cands, text, opts, False)[0] if cands else NO_ANSWER
-                if answer is not NO_ANSWER:
-                    return self._fired(section, record, opts, step, answer, None, prepared)
+                    if answer is not NO_ANSWER:
+                        return self._fired(section, record, opts, step, answer, None, prepared)
+                i += 1
+                continue
+            if traces is None and step.plain:  # find → pick and nothing else: the short road
+                text = prepared if step.look_in == "prepared" else original
+                cands = step.finder.find(text, opts, False)
+                if cands:
+                    answer = step.picker(cands, text, opts, False)[0]
+                    if answer is not NO_ANSWER:
+                        return self._fired(section, record, opts, step, answer, None, prepared)
                 i += 1
                 continue
             text = prepared if step.look_in == "prepared" else original

@@ -54,14 +54,17 @@ class Chunk:
     end: int
 
 
-def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES) -> Iterator[Chunk]:
+def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Iterator[Chunk]:
     """Cut `path` into ranges of about `size` bytes that end at a line end: seek `size` bytes on,
-    then read to the end of that line (the file itself is read by the workers)."""
+    then read to the end of that line (the file itself is read by the workers). With `taper` set,
+    a range is at most 1/taper of what is left (and at least MIN_CHUNK_BYTES), so the last ranges
+    are small and no worker is left alone with a big one at the end."""
     total = os.path.getsize(path)
     with open(path, "rb") as f:
         start = 0
         while start < total:
-            end = start + size
+            step = max(MIN_CHUNK_BYTES, min(size, (total - start) // taper)) if taper else size
+            end = start + step
             if end < total:
                 f.seek(end)
                 end += len(f.readline())
@@ -180,25 +183,27 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
     """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
     input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
     this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
-    256 KiB to 8 MiB). `on_progress(records so far)` is called now and then."""
+    256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is called now and then."""
     workers = workers or default_workers()
     if workers > 1 and why_sequential(rulesets, paths) is None:
         total = sum(os.path.getsize(p) for p in paths)
         if total >= min_split_bytes:
             size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
-            return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size)
+            return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
+                                   fixed=chunk_bytes is not None)
     return evaluate(rulesets, read_records(paths, fields), seed=seed, output_dir=output_dir,
                     on_progress=on_progress, max_chars=max_chars)
 
 
-def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size) -> list[Result]:
+def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
+                    fixed: bool = False) -> list[Result]:
     global _JOB
     runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
     chunks_seen: deque[int] = deque()  # for each chunk handed to the pool and not yet absorbed: its input's index
 
     def chunks() -> Iterator[Chunk]:
         for i, path in enumerate(paths):
-            for chunk in split_jsonl(path, size):
+            for chunk in split_jsonl(path, size, taper=0 if fixed else 2 * workers):
                 chunks_seen.append(i)
                 yield chunk
     _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))

@@ -32,6 +32,7 @@ class MetricsPlan:
         self.fields = [name for name in spec.breakdown if isinstance(name, str)]
         self.declared = [(d, labeler(d)) for d in spec.breakdown if not isinstance(d, str)]
         self.groups = spec.groups
+        self.plain = not self.fields and not self.declared and self.groups is None
 
     def accumulator(self) -> "Accumulator":
         """An empty accumulator shaped for this plan."""
@@ -46,6 +47,12 @@ class MetricsPlan:
 
     def add(self, acc: "Accumulator", d: Decision, r: Record) -> None:
         """Count decision `d` on record `r` into `acc`."""
+        if self.plain:  # no breakdowns, no groups (most rulesets): one tally per question type
+            tally = acc.by_type.get(r.question_type) or _tally(acc.by_type, r.question_type)
+            tally.add(d)
+            acc.outcomes[d.outcome] += 1
+            acc.correct.append(d.correct is True)
+            return
         _count(acc, d, self.keys(r))
         acc.correct.append(d.correct is True)
         if self.groups is not None:
