@@ -1,0 +1,61 @@
+"""The engine's fast roads decide exactly as its traced road.
+
+Without a trace, a literal find and its pick run as one call that builds no candidates
+(`compiler.direct_literal_pick`), and token finds locate needles in the space-joined tokens;
+`rulekit explain` runs every step through the generic find → where → pick road. Both must give
+the same decision on real replies, for every built-in ruleset.
+"""
+from __future__ import annotations
+
+import pytest
+
+from rulekit.compiler import TokenFinder, load_ruleset, option_set
+from rulekit.engine import Evaluator
+from rulekit.readers import read_records
+from rulekit.resources import builtin_rulesets
+
+from conftest import CORPUS
+
+SLOW = ("physics", "olympiadbench")  # SymPy in a worker process: pinned by tests/test_math.py
+
+
+@pytest.fixture(scope="module")
+def corpus_sample():
+    """Every 5th corpus record (about 6,200, all benchmarks and models)."""
+    return [r for i, r in enumerate(read_records([str(CORPUS)])) if i % 5 == 0]
+
+
+def _key(d):
+    return None if d is None else (d.pred, d.correct, d.score, d.outcome, d.step, d.k)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in builtin_rulesets() if "judge" not in n and not n.startswith(SLOW)))
+def test_untraced_decisions_equal_traced_ones(name, corpus_sample):
+    rs = load_ruleset(name)
+    fast, traced = Evaluator(rs, 0), Evaluator(rs, 0)
+    fired = set()
+    for record in corpus_sample:
+        a, b = fast.decide(record), traced.decide(record, trace=True)
+        assert _key(a) == _key(b), (name, record.id)
+        if a is not None:
+            fired.add(a.step)
+    assert fired, name
+
+
+@pytest.mark.parametrize("text,needle,indices", [
+    ("A", "A", [0]),
+    ("A A A", "A", [0, 1, 2]),
+    ("(A) is it, not B. A!", "A", [0, 5]),
+    ("AA A\u00a0A\tA\nA", "A", [1, 2, 3, 4]),  # any Unicode whitespace splits; AA is not A
+    ("x,y;A:B", "A", [2]),
+    ("BA AB", "A", []),
+])
+def test_token_indices(text, needle, indices):
+    finder = TokenFinder((needle,), ".()[],:;!*#{}", False, 10_000 + len(text), "test")
+    TokenFinder._shared.clear()
+    cands = finder.find(text, option_set({"A": "x"}), False)
+    assert [c.index for c in cands] == indices
+    traced = finder.find(text, option_set({"A": "x"}), True)  # with character offsets
+    assert [c.index for c in traced] == indices
+    spaced = finder.spaced(text)
+    assert all(spaced[c.start:c.end] == needle for c in traced)
