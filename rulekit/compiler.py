@@ -1,10 +1,12 @@
 """Ruleset → CompiledRuleset: plain callables and precompiled `regex` patterns.
 
 The engine never sees YAML or dicts. Patterns that depend on a record's options (`{letter}`,
-`{option}`) are expanded once per distinct option set and cached in `OptionSet.cache`.
+`{option}`) are expanded once per set of letters (`pattern_cache`), or per record when they use
+the option texts (`OptionSet.cache`).
 """
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -25,25 +27,43 @@ class RegexTimeout(Exception):
 
 # ---------------------------------------------------------------- options
 class OptionSet:
-    """A record's options; `cache` keeps the expansions of steps that use option texts (for the
-    other steps of the same record), `letter_list` the letters in option order."""
+    """A record's options: `letters` in option order and their `texts`; `cache` keeps the
+    expansions of steps that use option texts (for the other steps of the same record). All but
+    the letters are computed on first use: most records are decided by letter patterns alone."""
 
-    __slots__ = ("letters", "texts", "_lower", "cache", "letter_list", "has_text")
+    __slots__ = ("letters", "has_text", "_choices", "_texts", "_lower", "_cache")
 
     def __init__(self, choices: dict[str, str], has_text: bool = True):
         self.has_text = has_text
         self.letters = tuple(choices)
-        self.letter_list = list(self.letters)
-        self.texts = tuple(map(str, choices.values()))
-        self._lower: tuple | None = None
-        self.cache: dict = {}
+        self._choices = choices
+        self._texts = self._lower = self._cache = None
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The option texts, in option order."""
+        if self._texts is None:
+            self._texts = tuple(map(str, self._choices.values()))
+        return self._texts
 
     @property
     def lower_texts(self) -> tuple[str, ...]:
-        """The option texts lowercased (computed on first use: most records never need them)."""
+        """The option texts lowercased."""
         if self._lower is None:
             self._lower = tuple(t.lower() for t in self.texts)
         return self._lower
+
+    @property
+    def letter_list(self) -> list[str]:
+        """The letters as a new list."""
+        return list(self.letters)
+
+    @property
+    def cache(self) -> dict:
+        """Expansions of this record's steps that depend on the option texts."""
+        if self._cache is None:
+            self._cache = {}
+        return self._cache
 
     @property
     def length(self) -> int:
@@ -572,6 +592,28 @@ class Picker:
         return best
 
 
+def _letter_probe(template: str, needles: list[tuple[str, str]], lower: bool) -> tuple[re.Pattern, int] | None:
+    """For a `{letter}` template with a fixed text before the letter ("({letter})"): one `re` scan,
+    `(?=[letters]suffix)` after each occurrence of that prefix, whose matches are the letters
+    present — instead of one substring search per letter. Returns (pattern, index of the letter
+    in a needle), or None where the scan could miss a needle (a prefix that can overlap itself,
+    letters longer than one character) and the needles are searched one by one. The pattern is
+    built from escaped literals only: it runs in linear time, so it needs no time limit."""
+    if template.count("{letter}") != 1 or "{option}" in template:
+        return None
+    prefix, suffix = template.split("{letter}")
+    if lower:
+        prefix, suffix = prefix.lower(), suffix.lower()
+    n = len(prefix)
+    if not n or any(prefix[:k] == prefix[-k:] for k in range(1, n)):
+        return None
+    middles = [needle[n:len(needle) - len(suffix)] for _, needle in needles]
+    if not middles or any(len(m) != 1 or needle != prefix + m + suffix for m, (_, needle) in zip(middles, needles)):
+        return None
+    letters = "".join(re.escape(m) for m in middles)
+    return re.compile(f"{re.escape(prefix)}(?=([{letters}]){re.escape(suffix)})"), n
+
+
 def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str, OptionSet], Any] | None:
     """A `literal`/`phrases`/`option-text` find and its pick fused into one call that returns the
     answer (or NO_ANSWER) without building candidates: what the engine runs for such a step when
@@ -582,6 +624,8 @@ def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str,
         return None
     lower, option_text, needles_of, key = finder.lower, finder.option_text, finder.needles, finder.key
     by_letters = not finder.uses_text  # the needles depend on the letters only: look them up inline
+    template = finder.templates[0] if len(finder.templates) == 1 and not option_text else ""
+    probes: dict[tuple, Any] = {}  # letters → _letter_probe (or None)
 
     def pick(text: str, opts: OptionSet) -> Any:
         if option_text and not opts.has_text:
@@ -591,6 +635,13 @@ def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str,
         needles = _BY_LETTERS.get(opts.letters, _NONE).get(key) if by_letters else None
         if needles is None:
             needles = needles_of(opts)
+        probe = None
+        if template and kind != "first" and kind != "last":
+            probe = probes.get(opts.letters, False)
+            if probe is False:
+                if len(probes) > 10_000:
+                    probes.clear()
+                probe = probes[opts.letters] = _letter_probe(template, needles, lower)
         if kind == "first" or kind == "last":  # the earliest first / the latest last occurrence
             best, best_at = NO_ANSWER, -1
             for answer, needle in needles:
@@ -598,7 +649,12 @@ def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str,
                 if at >= 0 and (best is NO_ANSWER or (at < best_at if kind == "first" else at > best_at)):
                     best, best_at = answer, at
             return best
-        found = [answer for answer, needle in needles if needle in text]
+        if probe is not None:  # one scan says which letters occur
+            pattern, at = probe
+            hits = pattern.findall(text)
+            found = [answer for answer, needle in needles if needle[at] in hits] if hits else None
+        else:
+            found = [answer for answer, needle in needles if needle in text]
         if not found:
             return NO_ANSWER
         first = found[0]

@@ -59,3 +59,33 @@ def test_token_indices(text, needle, indices):
     assert [c.index for c in traced] == indices
     spaced = finder.spaced(text)
     assert all(spaced[c.start:c.end] == needle for c in traced)
+
+
+@pytest.mark.parametrize("template", ["({letter})", "(({letter}", "a{letter}a", "ab{letter}", "({letter}", "Answer: {letter}"])
+@pytest.mark.parametrize("lower", [False, True])
+def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower):
+    import random
+
+    from rulekit.compiler import _expand, _letter_probe
+
+    opts = option_set({"A": "x", "B": "y", "C": "z"})
+    needles = _expand((template,), opts, lower)
+    probe = _letter_probe(template, needles, lower)
+    if template == "(({letter}":  # "((" overlaps itself: "(((A" holds "((A" at 1, which a scan from 0 skips
+        assert probe is None
+        return
+    assert probe is not None
+    pattern, at = probe
+    rng = random.Random(template)
+    for _ in range(3000):
+        text = "".join(rng.choice("()aAbBcC:x ") for _ in range(rng.randrange(12)))
+        text = text.lower() if lower else text
+        hits = pattern.findall(text)
+        assert [a for a, n in needles if n[at] in hits] == [a for a, n in needles if n in text], text
+
+
+def test_letter_probe_is_not_used_for_longer_letters():
+    from rulekit.compiler import _expand, _letter_probe
+
+    opts = option_set({"A": "x", "AB": "y"})
+    assert _letter_probe("({letter})", _expand(("({letter})",), opts, False), False) is None
