@@ -31,13 +31,25 @@ class OptionSet:
     expansions of steps that use option texts (for the other steps of the same record). All but
     the letters are computed on first use: most records are decided by letter patterns alone."""
 
-    __slots__ = ("letters", "has_text", "_choices", "_texts", "_lower", "_cache")
+    __slots__ = ("letters", "has_text", "_choices", "_texts", "_lower", "_cache", "_shared")
 
     def __init__(self, choices: dict[str, str], has_text: bool = True):
         self.has_text = has_text
         self.letters = tuple(choices)
         self._choices = choices
-        self._texts = self._lower = self._cache = None
+        self._texts = self._lower = self._cache = self._shared = None
+
+    @property
+    def shared(self) -> dict:
+        """Expansions that depend on the letters only, shared by every record with these letters."""
+        if self._shared is None:
+            found = _BY_LETTERS.get(self.letters)
+            if found is None:
+                if len(_BY_LETTERS) > 10_000:  # odd inputs with ever new letters cannot grow it forever
+                    _BY_LETTERS.clear()
+                found = _BY_LETTERS[self.letters] = {}
+            self._shared = found
+        return self._shared
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -73,20 +85,12 @@ class OptionSet:
 
 _NO_CHOICES: dict[tuple, OptionSet] = {}
 _BY_LETTERS: dict[tuple, dict] = {}
-_NONE: dict = {}
 
 
 def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
     """Where a step caches its expansions: per option set when they use option texts, else shared by
     every option set with the same letters (most questions have their own texts but A-D letters)."""
-    if uses_option_text:
-        return opts.cache
-    found = _BY_LETTERS.get(opts.letters)
-    if found is None:
-        if len(_BY_LETTERS) > 10_000:  # odd inputs with ever new letters cannot grow it forever
-            _BY_LETTERS.clear()
-        found = _BY_LETTERS[opts.letters] = {}
-    return found
+    return opts.cache if uses_option_text else opts.shared
 
 
 def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
@@ -120,14 +124,17 @@ def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[
             fns.append(lambda t, c=chars: t.strip(c))
         elif isinstance(op, S.StripEndsEachOp):
             chars = tuple(op.strip_ends_each)
+            ends = frozenset("".join(chars))
 
-            def strip_each(t: str, chars=chars) -> str:
+            def strip_each(t: str, chars=chars, ends=ends) -> str:
+                if not t or (t[0] not in ends and t[-1] not in ends):  # no strip could change it
+                    return t
                 for c in chars:
                     t = t.strip(c)
                 return t
             fns.append(strip_each)
         elif isinstance(op, S.PadOp):
-            fns.append(lambda t, p=op.pad: p + t + p)
+            fns.append(lambda t, p=op.pad: f"{p}{t}{p}")
         elif isinstance(op, S.ReplaceOp):
             pairs = tuple(op.replace.items())
 
@@ -625,23 +632,22 @@ def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str,
     lower, option_text, needles_of, key = finder.lower, finder.option_text, finder.needles, finder.key
     by_letters = not finder.uses_text  # the needles depend on the letters only: look them up inline
     template = finder.templates[0] if len(finder.templates) == 1 and not option_text else ""
-    probes: dict[tuple, Any] = {}  # letters → _letter_probe (or None)
+    probe_key = (key, "probe")  # where the letters' _letter_probe (or None) is kept in OptionSet.shared
 
     def pick(text: str, opts: OptionSet) -> Any:
         if option_text and not opts.has_text:
             return NO_ANSWER
         if lower:
             text = text.lower()
-        needles = _BY_LETTERS.get(opts.letters, _NONE).get(key) if by_letters else None
+        shared = opts.shared if by_letters else None
+        needles = shared.get(key) if by_letters else None
         if needles is None:
             needles = needles_of(opts)
         probe = None
         if template and kind != "first" and kind != "last":
-            probe = probes.get(opts.letters, False)
+            probe = shared.get(probe_key, False)
             if probe is False:
-                if len(probes) > 10_000:
-                    probes.clear()
-                probe = probes[opts.letters] = _letter_probe(template, needles, lower)
+                probe = shared[probe_key] = _letter_probe(template, needles, lower)
         if kind == "first" or kind == "last":  # the earliest first / the latest last occurrence
             best, best_at = NO_ANSWER, -1
             for answer, needle in needles:

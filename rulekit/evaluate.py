@@ -119,7 +119,7 @@ class RulesetRun:
         if self.keep:
             self.decisions.append(decision)
             self.records.append(record)
-        return row_bytes(decision) if self.write else b""
+        return orjson.dumps(decision.as_row(), option=_ROW_OPTIONS) if self.write else b""
 
     def result(self, seed: int | None) -> Result:
         """The Result of this run (metrics computed from the accumulated counts)."""
@@ -129,9 +129,12 @@ class RulesetRun:
                       dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records)
 
 
+_ROW_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+
+
 def row_bytes(decision: Decision) -> bytes:
     """A decision's line of the decisions file (DESIGN.md §5)."""
-    return orjson.dumps(decision.as_row(), option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+    return orjson.dumps(decision.as_row(), option=_ROW_OPTIONS)
 
 
 def open_writers(stack: ExitStack, rulesets: list[CompiledRuleset], output_dir: str | None) -> list[AtomicWriter | None]:

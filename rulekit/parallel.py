@@ -134,11 +134,12 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     out: list[list] = [[] for _ in runs]
     rows: list[list[bytes]] = [[] for _ in runs]
     n = 0
+    targets = [(run.row, buf, segments) for run, buf, segments in zip(runs, rows, out)]
     try:
         for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
             n += 1
-            for run, buf, segments in zip(runs, rows, out):
-                row = run.row(record)
+            for row_of, buf, segments in targets:
+                row = row_of(record)
                 if type(row) is bytes:
                     buf.append(row)
                 elif row is not None:  # a stream-order draw: the parent makes it

@@ -344,13 +344,20 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
     of file `name`: blank lines skipped, a byte-order mark on line 1 dropped (when `bom`: the lines
     start the file), bad JSON an InputError at ``name:LINE`` (also used by rulekit.parallel on byte
     ranges of a file)."""
+    loads, plain = orjson.loads, not fields and lmms is not True
     for n, line in enumerate(lines, first_line):
         if n == 1 and bom and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
         if not line.strip():
             continue
         try:
-            obj = orjson.loads(line)
+            obj = loads(line)
         except orjson.JSONDecodeError as e:
             raise InputError(f"invalid JSON: {e.msg}", loc=Loc(name, n, e.colno)) from None
-        yield record_from_obj(obj, fields, name, n, f"{name}:{n}", lmms)
+        where = f"{name}:{n}"
+        if plain and type(obj) is dict and "response" in obj:  # record_from_obj's first road, inline
+            record = _plain_record(obj, where)
+            if record is not None:
+                yield record
+                continue
+        yield record_from_obj(obj, fields, name, n, where, lmms)
