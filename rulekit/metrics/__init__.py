@@ -47,12 +47,13 @@ class Tally:
     order, or in worker processes and then merged with :meth:`merge`, give bit-identical metrics.
     """
 
-    __slots__ = ("n", "correct", "sure", "fallback", "by_k", "score", "fractional")
+    __slots__ = ("n", "correct", "sure", "fallback", "by_k", "full", "score", "fractional")
 
     def __init__(self) -> None:
         self.n = self.correct = self.sure = self.fallback = 0
         self.by_k: dict[int, int] = {}  # random fallbacks per number of letters drawn from
-        self.score = 0                  # sum of scores in units of 2**-1074
+        self.full = 0                   # scores of exactly 1.0 (counted apart: a small int, not a 1075-bit one)
+        self.score = 0                  # sum of the other scores in units of 2**-1074
         self.fractional = False
 
     def add(self, d: Decision) -> None:
@@ -72,7 +73,7 @@ class Tally:
         s = d.score
         if s:
             if s == 1.0:
-                self.score += 1 << _SCALE
+                self.full += 1
             else:
                 num, den = float(s).as_integer_ratio()
                 self.score += num << (_SCALE - den.bit_length() + 1)
@@ -86,6 +87,7 @@ class Tally:
         self.fallback += other.fallback
         for k, c in other.by_k.items():
             self.by_k[k] = self.by_k.get(k, 0) + c
+        self.full += other.full
         self.score += other.score
         self.fractional = self.fractional or other.fractional
 
@@ -99,7 +101,7 @@ class Tally:
         out = {"n": n, "accuracy": self.correct / n if n else None, "expected_accuracy": expected,
                "fallback": self.fallback}
         if self.fractional:
-            out["score"] = float(Fraction(self.score, n << _SCALE))
+            out["score"] = float(Fraction((self.full << _SCALE) + self.score, n << _SCALE))
         return out
 
 
