@@ -631,7 +631,8 @@ def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str,
         return None
     lower, option_text, needles_of, key = finder.lower, finder.option_text, finder.needles, finder.key
     by_letters = not finder.uses_text  # the needles depend on the letters only: look them up inline
-    template = finder.templates[0] if len(finder.templates) == 1 and not option_text else ""
+    one = finder.templates[0] if len(finder.templates) == 1 and not option_text else ""
+    template = one if by_letters and "{letter}" in one else ""  # a candidate for _letter_probe
     probe_key = (key, "probe")  # where the letters' _letter_probe (or None) is kept in OptionSet.shared
 
     def pick(text: str, opts: OptionSet) -> Any:

@@ -89,3 +89,23 @@ def test_letter_probe_is_not_used_for_longer_letters():
 
     opts = option_set({"A": "x", "AB": "y"})
     assert _letter_probe("({letter})", _expand(("({letter})",), opts, False), False) is None
+
+
+@pytest.mark.parametrize("find,pick", [
+    ("{literal: '{option}', case: ignore}", "{rightmost: {}}"),
+    ("{literal: '{option}'}", "first"),
+    ("{literal: ['({letter})', '{letter}.']}", "{rightmost-of: ' {letter} '}"),
+    ("{literal: '({letter})'}", "{rightmost-of: '({letter})', ties: last}"),
+    ("{literal: '({letter}'}", "only"),
+    ("{literal: '{letter}', case: ignore}", "last"),
+    ("{phrases: ['so ', 'is ']}", "first"),
+    ("{literal: ''}", "{rightmost: {}}"),
+])
+def test_fused_literal_picks_decide_as_the_traced_road(tmp_path, corpus_sample, find, pick):
+    path = tmp_path / "r.yaml"
+    path.write_text(f"ruleset: r\nmultiple-choice:\n  steps:\n    - id: s\n      find: {find}\n      pick: {pick}\n",
+                    encoding="utf-8")
+    rs = load_ruleset(str(path))
+    assert rs.sections["multiple-choice"].steps[0].direct is not None
+    for record in corpus_sample[:3000]:
+        assert _key(Evaluator(rs, 0).decide(record)) == _key(Evaluator(rs, 0).decide(record, trace=True)), record.id
