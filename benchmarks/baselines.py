@@ -13,7 +13,7 @@ explicit stream (see ``main``).
 
 CLI::
 
-    python benchmarks/baselines.py --parser lmms|vlmevalkit INPUT.jsonl --output OUT.jsonl [--seed 0]
+    python benchmarks/baselines.py --parser lmms|mmmu|vmcbench|vlmevalkit INPUT.jsonl --output OUT.jsonl [--seed 0]
 """
 
 from __future__ import annotations
@@ -367,7 +367,9 @@ def _iter_records(path):
                 yield orjson.loads(line)
 
 
-def score_lmms(records, out, seed: int = 0) -> int:
+def score_lmms(records, out, seed: int = 0, parse=_lmms_mcq_step) -> int:
+    """The MMMU-family parsers (lmms-eval, official MMMU, VMCBench: `parse`), random fallback
+    letters drawn from one stream in input order."""
     rng = random.Random(seed)
     n = 0
     dumps = orjson.dumps
@@ -376,7 +378,7 @@ def score_lmms(records, out, seed: int = 0) -> int:
         choices = rec.get("choices")
         if rec.get("question_type") != "multiple-choice" or not choices:
             continue
-        pred, step = _lmms_mcq_step(rec["response"], choices)
+        pred, step = parse(rec["response"], choices)
         if pred is None:
             pred = rng.choice(list(choices))
             outcome = "fallback"
@@ -413,16 +415,17 @@ def score_vlmevalkit(records, out, version: int = 3) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Hand-written baseline scorers (lmms-eval / VLMEvalKit).")
-    ap.add_argument("--parser", required=True, choices=["lmms", "vlmevalkit"])
+    ap = argparse.ArgumentParser(description="Hand-written baseline scorers (lmms-eval, MMMU, VMCBench, VLMEvalKit).")
+    ap.add_argument("--parser", required=True, choices=["lmms", "mmmu", "vmcbench", "vlmevalkit"])
     ap.add_argument("input")
     ap.add_argument("--output", "-o", required=True)
-    ap.add_argument("--seed", type=int, default=0, help="random-fallback stream seed (lmms)")
+    ap.add_argument("--seed", type=int, default=0, help="random-fallback stream seed (lmms, mmmu, vmcbench)")
     ap.add_argument("--vlmeval-version", type=int, default=3, choices=[1, 2, 3])
     args = ap.parse_args(argv)
+    steps = {"lmms": _lmms_mcq_step, "mmmu": _mmmu_mcq_step, "vmcbench": _vmcbench_mcq_step}
     with open(args.output, "wb", buffering=1 << 20) as out:
-        if args.parser == "lmms":
-            n = score_lmms(_iter_records(args.input), out, args.seed)
+        if args.parser in steps:
+            n = score_lmms(_iter_records(args.input), out, args.seed, steps[args.parser])
         else:
             n = score_vlmevalkit(_iter_records(args.input), out, args.vlmeval_version)
     print(f"{n} decisions -> {args.output}", file=sys.stderr)

@@ -3,13 +3,14 @@
     python benchmarks/run.py                 # real corpus + 200,000 synthetic MCQ records
     python benchmarks/run.py --n 1000000     # the 1M-record file
 
-For each built-in MCQ ruleset with a plain-Python twin (lmms-eval, vlmevalkit) it times, on the
-same JSONL file, `rulekit eval -r NAME FILE --output-dir D` and `benchmarks/baselines.py`, which
-reads the same JSONL and writes the same decisions, and reports items/second, peak memory and the
-ratio rulekit time / baseline time (≤ 1.0 means rulekit is at least as fast). rulekit runs once
-per `--workers` count (default: 1 and one per CPU). Peak memory is given twice: the largest single
-process (max RSS) and the whole process tree (parent + workers, summed proportional set size, so
-shared pages count once; sampled every 50 ms).
+For each built-in MCQ ruleset with a plain-Python twin (lmms-eval, mmmu, vmcbench, vlmevalkit and
+its v1/v2 variants) it times, on the same JSONL file, `rulekit eval -r NAME FILE --output-dir D` and
+`benchmarks/baselines.py`, which reads the same JSONL and writes the same decisions, reports
+items/second, peak memory and the ratio rulekit time / baseline time (≤ 1.0 means rulekit is at
+least as fast), and checks that the two predicted the same letter on every record. rulekit runs
+once per `--workers` count (default: 1 and one per CPU). Peak memory is given twice: the largest
+single process (max RSS) and the whole process tree (parent + workers, summed proportional set
+size, so shared pages count once; sampled every 50 ms).
 Other rulesets are timed alone. Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations
@@ -26,7 +27,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
-TWINS = {"lmms-eval": "lmms", "vlmevalkit": "vlmevalkit"}
+TWINS = {  # ruleset → the arguments of its hand-written twin in baselines.py
+    "lmms-eval": ["--parser", "lmms"], "mmmu": ["--parser", "mmmu"], "vmcbench": ["--parser", "vmcbench"],
+    "vlmevalkit": ["--parser", "vlmevalkit"], "vlmevalkit@v2": ["--parser", "vlmevalkit", "--vlmeval-version", "2"],
+    "vlmevalkit@v1": ["--parser", "vlmevalkit", "--vlmeval-version", "1"],
+}
 
 
 def _tree_pss_mb(root: int) -> float:
@@ -89,6 +94,21 @@ def count_mcq(path: Path) -> int:
     return n
 
 
+def same_predictions(ours: Path, twin: Path) -> str:
+    """Whether the twin predicted what rulekit did on every record the twin scored ("yes", or how
+    many differ): the timing compares two programs doing the same job only if it is the same."""
+    import orjson
+
+    with ours.open("rb") as fh:
+        pred = {row["id"]: row["pred"] for row in map(orjson.loads, fh)}
+    differ = total = 0
+    with twin.open("rb") as fh:
+        for row in map(orjson.loads, fh):
+            total += 1
+            differ += pred.get(row["id"], "<missing>") != row["pred"]
+    return "yes" if not differ else f"{differ:,} of {total:,} differ"
+
+
 def bench(path: Path, rulesets: list[str], out: Path, workers: list[int]) -> list[dict]:
     """Time every ruleset (with 1 and N worker processes) and its twin on one file."""
     rows, n = [], count_mcq(path)
@@ -96,7 +116,7 @@ def bench(path: Path, rulesets: list[str], out: Path, workers: list[int]) -> lis
     for name in rulesets:
         base = None
         if name in TWINS:
-            base = timed([sys.executable, str(HERE / "baselines.py"), "--parser", TWINS[name], str(path),
+            base = timed([sys.executable, str(HERE / "baselines.py"), *TWINS[name], "--seed", "0", str(path),
                           "--output", str(out / f"{name}.baseline.jsonl")])
         for w in workers:
             seconds, mem, tree = timed(exe + ["eval", "-r", name, str(path), "--seed", "0", "--format", "json",
@@ -105,7 +125,9 @@ def bench(path: Path, rulesets: list[str], out: Path, workers: list[int]) -> lis
                    "rulekit_items_s": round(n / seconds), "rulekit_peak_mb": round(mem), "rulekit_tree_mb": round(tree)}
             if base is not None:
                 row.update(baseline_s=round(base[0], 2), baseline_items_s=round(n / base[0]),
-                           baseline_peak_mb=round(base[1]), ratio=round(seconds / base[0], 2))
+                           baseline_peak_mb=round(base[1]), ratio=round(seconds / base[0], 2),
+                           same_decisions=same_predictions(out / "rk" / f"{name}.decisions.jsonl",
+                                                           out / f"{name}.baseline.jsonl"))
             rows.append(row)
             print(json.dumps(row), flush=True)
     return rows
@@ -128,12 +150,13 @@ def main() -> None:
                        stdout=subprocess.DEVNULL)
         rows = ([] if args.skip_corpus else bench(CORPUS, rulesets, out, workers)) + bench(synth, rulesets, out, workers)
     print("\n| file | ruleset | workers | records | rulekit items/s | peak MB (largest process / all) "
-          "| baseline items/s | peak MB | time ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| baseline items/s | peak MB | time ratio | same predictions |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         print(f"| {r['file']} | {r['ruleset']} | {r['workers']} | {r['records']:,} | {r['rulekit_items_s']:,} | "
               f"{r['rulekit_peak_mb']} / {r['rulekit_tree_mb']} | "
-              + (f"{r['baseline_items_s']:,} | {r['baseline_peak_mb']} | {r['ratio']} |" if "ratio" in r else "– | – | – |"))
+              + (f"{r['baseline_items_s']:,} | {r['baseline_peak_mb']} | {r['ratio']} | {r['same_decisions']} |"
+                 if "ratio" in r else "– | – | – | – |"))
 
 
 if __name__ == "__main__":

@@ -186,3 +186,22 @@ def test_cli_roundtrip(tmp_path, data):
             else:
                 assert row["correct"] == lab["vlmeval_hit_exact_matching"]
                 assert row["outcome"] in ("rule", "abstain", "unresolved")
+
+
+@pytest.mark.parametrize("parser,prefix", [("mmmu", "mmmu"), ("vmcbench", "vmcbench")])
+def test_cli_mmmu_family_twins(tmp_path, data, parser, prefix):
+    """The MMMU and VMCBench twins that benchmarks/run.py times decide as the labels, random letters
+    included (the labels drew from one stream seeded 0, as `--seed 0` does)."""
+    inp = tmp_path / "in.jsonl"
+    with open(inp, "wb") as fh:
+        for _, rec in data:
+            fh.write(orjson.dumps(rec) + b"\n")
+    expect = {lab["id"]: lab for lab, _ in _mcq(data)}
+    out = tmp_path / f"{parser}.jsonl"
+    assert bl.main(["--parser", parser, str(inp), "--output", str(out), "--seed", "0"]) == 0
+    rows = _read_jsonl(out)
+    assert len(rows) == len(expect)
+    for row in rows:
+        lab = expect[row["id"]]
+        assert (row["outcome"] == "fallback") == (lab[f"{prefix}_fallback"] == "random"), row
+        assert row["pred"] == lab[f"{prefix}_pred"], row
