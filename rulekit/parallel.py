@@ -153,9 +153,9 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     return _Part(n, len(lines), out, [run.acc for run in runs])
 
 
-def _renumbered(error: InputError, lines_before: int) -> InputError:
-    """A worker's InputError, its line moved from the chunk's numbering to the file's."""
-    if error.loc is not None and error.loc.line:
+def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
+    """A worker's InputError about a line of `path`, moved from the chunk's numbering to the file's."""
+    if error.loc is not None and error.loc.line and error.loc.file == path:
         error.loc = dataclasses.replace(error.loc, line=error.loc.line + lines_before)
     return error
 
@@ -218,7 +218,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                 for part in pool.imap(_decide_chunk, chunks()):
                     source = chunks_seen.popleft()
                     if part.error is not None:
-                        raise _renumbered(part.error, lines_before[source])
+                        raise _renumbered(part.error, paths[source], lines_before[source])
                     lines_before[source] += part.lines
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
