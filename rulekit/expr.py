@@ -114,7 +114,9 @@ class _Build(Transformer):
 
     def number(self, tok):
         value = float(tok) if "." in tok else int(tok)
-        return lambda env: value
+        fn = lambda env: value  # noqa: E731
+        fn.constant = value  # type: ignore[attr-defined]  (read by `compare`)
+        return fn
 
     def string(self, tok):
         value = tok[1:-1]
@@ -139,7 +141,9 @@ class _Build(Transformer):
         self.names.add(name)
         if name in CANDIDATE_NAMES:
             return lambda env: getattr(env.candidate, name)
-        return lambda env: env.get(name)
+        fn = lambda env: env.get(name)  # noqa: E731
+        fn.variable = name  # type: ignore[attr-defined]  (read by `compare`)
+        return fn
 
     def call(self, tok: Token, args=None):
         name = str(tok)
@@ -174,6 +178,15 @@ class _Build(Transformer):
 
     def compare(self, a, op, b):
         fn = _CMP[str(op)]
+        words_left = getattr(a, "variable", None) == "words" and type(getattr(b, "constant", None)) is int
+        if words_left or (getattr(b, "variable", None) == "words" and type(getattr(a, "constant", None)) is int):
+            # `words > 5` needs to count words only up to 7: split at most that many times
+            # (min(words, n + 2) compares with n as words does)
+            n = b.constant if words_left else a.constant
+            most = max(n + 1, 0)
+            if words_left:
+                return lambda env: fn(len(env.text.split(None, most)), n)
+            return lambda env: fn(n, len(env.text.split(None, most)))
         return lambda env: _safe_cmp(fn, a(env), b(env))
 
     def in_(self, a, b):

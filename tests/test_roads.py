@@ -109,3 +109,24 @@ def test_fused_literal_picks_decide_as_the_traced_road(tmp_path, corpus_sample, 
     assert rs.sections["multiple-choice"].steps[0].direct is not None
     for record in corpus_sample[:3000]:
         assert _key(Evaluator(rs, 0).decide(record)) == _key(Evaluator(rs, 0).decide(record, trace=True)), record.id
+
+
+def test_words_compared_with_a_number_counts_only_as_far_as_it_must():
+    """`words > 5` splits the text at most 7 times; every comparison, either side, agrees with the full count."""
+    import operator
+    import random
+
+    from rulekit.engine import Env
+    from rulekit.expr import compile_condition
+    from rulekit.records import Record
+
+    ops = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+    rng = random.Random(7)
+    for _ in range(3000):
+        n, op = rng.randint(-3, 9), rng.choice(list(ops))
+        left = rng.random() < 0.5
+        cond = compile_condition(f"words {op} {n}" if left else f"{n} {op} words", None)
+        text = "".join(rng.choice(["a", " ", "\n", "bb", "\t", "\u00a0", "  "]) for _ in range(rng.randrange(20)))
+        words = len(text.split())
+        env = Env(text, Record("x", "open", text), option_set(None, ()))
+        assert cond(env) == (ops[op](words, n) if left else ops[op](n, words)), (op, n, text)
