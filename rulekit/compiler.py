@@ -575,7 +575,6 @@ class Picker:
         what = f"rfind of `{self.template}`" if self.template else "last occurrence"
         return best, f"{len(distinct)} answers, {what}: {shown}; rightmost wins (ties: {self.ties})"
 
-
     def rfinds(self, answers: list, text: str, opts: OptionSet) -> dict:
         """`rightmost-of`: each answer's rfind of the pick template in `text` (-1 when absent)."""
         cache = pattern_cache(opts, "{option}" in self.template)
@@ -624,8 +623,8 @@ def _letter_probe(template: str, needles: list[tuple[str, str]], lower: bool) ->
 def direct_literal_pick(finder: LiteralFinder, picker: Picker) -> Callable[[str, OptionSet], Any] | None:
     """A `literal`/`phrases`/`option-text` find and its pick fused into one call that returns the
     answer (or NO_ANSWER) without building candidates: what the engine runs for such a step when
-    nothing traces it. Decides exactly as `picker(finder.find(...))` does (tests/test_fuzz.py
-    compares the two roads); None for picks it does not cover (`all`)."""
+    nothing traces it. Decides exactly as `picker(finder.find(...))` does (tests/test_roads.py and
+    tests/test_fuzz.py compare the two roads); None for picks it does not cover (`all`)."""
     kind = picker.kind
     if kind not in ("rightmost-of", "rightmost", "first", "last", "only") or finder.needs_all:
         return None
