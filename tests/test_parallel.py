@@ -82,8 +82,11 @@ def test_a_bad_line_in_a_later_chunk_is_reported_at_its_file_line(corpus_slice, 
     with pytest.raises(InputError) as info:
         evaluate_files([load_ruleset("vlmevalkit")], [str(bad)], output_dir=str(tmp_path / "out"), workers=2,
                        min_split_bytes=0, chunk_bytes=64 << 10)
-    assert info.value.loc.line == 4501
+    assert (info.value.loc.line, info.value.loc.col) == (4501, 25)  # the column where the line ends
     assert not list((tmp_path / "out").glob("*"))  # nothing half-written is left behind
+    with pytest.raises(InputError) as alone:  # one process reads lines with their newline: same place
+        evaluate_files([load_ruleset("vlmevalkit")], [str(bad)], workers=1)
+    assert (alone.value.loc.line, alone.value.loc.col) == (4501, 25)
 
 
 def test_a_bad_record_in_the_second_input_is_reported_at_its_own_line(corpus_slice, tmp_path):

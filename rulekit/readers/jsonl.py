@@ -337,6 +337,16 @@ def read_jsonl(path: str, fields: dict[str, str] | None = None,
             f.close()
 
 
+def _json_error(line: bytes, name: str, n: int) -> InputError:
+    """The InputError for a line that is not valid JSON, its column counted in the line itself
+    (without its line end, which orjson would count as the start of a second line)."""
+    try:
+        orjson.loads(line.rstrip(b"\r\n"))
+    except orjson.JSONDecodeError as e:
+        return InputError(f"invalid JSON: {e.msg}", loc=Loc(name, n, e.colno))
+    return InputError("invalid JSON", loc=Loc(name, n, 0))  # pragma: no cover - the line failed above
+
+
 def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
                        fields: dict[str, str] | None = None, lmms: bool | None = None,
                        bom: bool = True) -> Iterator[Record]:
@@ -352,8 +362,8 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
             continue
         try:
             obj = loads(line)
-        except orjson.JSONDecodeError as e:
-            raise InputError(f"invalid JSON: {e.msg}", loc=Loc(name, n, e.colno)) from None
+        except orjson.JSONDecodeError:
+            raise _json_error(line, name, n) from None
         where = f"{name}:{n}"
         if plain and type(obj) is dict and "response" in obj:  # record_from_obj's first road, inline
             record = _plain_record(obj, where)
