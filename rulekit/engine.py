@@ -14,7 +14,7 @@ from .expr import ConditionFailed
 from .compiler import NO_ANSWER, CompiledRuleset, CompiledSection, RegexTimeout, option_set
 from .records import Record
 from .compare import normalize_answers
-from .scoring import scored_decision
+from .scoring import letter_correct, scored_decision
 from .trace import Candidate, Decision, StepTrace
 
 MAX_TRACE_CANDIDATES = 200
@@ -60,16 +60,22 @@ class Env:
         raise KeyError(name)  # pragma: no cover - names are checked at compile time
 
 
-DRAW_LATER: Any = object()  # decide()'s answer for a stream-order random fallback when `defer_stream` is set
+class DrawLater:
+    """`decide`'s answer, with `defer_stream` set, for a record left to a stream-order random draw:
+    the section's name and `options`, the decision each letter would make (`_draw_options`)."""
+
+    __slots__ = ("section", "options")
+
+    def __init__(self, section: str, options: list[tuple]):
+        self.section, self.options = section, options
 
 
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
     With `defer_stream` set (worker processes), a record that falls to a stream-order random
-    fallback gets `DRAW_LATER` instead of a decision; `draw_options(record)` gives the decision each
-    letter would make, and the process that sees the records in input order calls `draw_index`
-    for each of them, in that order.
+    fallback gets a `DrawLater` (the decision each letter would make) instead of a decision; the
+    process that sees the records in input order calls `draw_index` for each of them, in that order.
     """
 
     defer_stream = False
@@ -87,22 +93,19 @@ class Evaluator:
         fb = S.final_fallback(section.fallback)
         return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
 
-    def draw_options(self, record: Record) -> tuple[str, list[tuple]]:
-        """For a record `decide` answered DRAW_LATER: its section and, for every letter the draw can
-        give (in draw order), the fields of the decision that letter makes — (pred, correct, score,
-        outcome, step, k, message). Whoever draws then needs only `draw_index`."""
-        section = self.ruleset.sections[record.question_type]
-        opts = option_set(record.choices, section.letters_if_missing)
-        letters = opts.letter_list + [x for x in dict.fromkeys(section.fallback.random_option.extra) if x not in opts.letters]
-        gold, k = record.answer, len(letters)
-        if section.compare == "letter" and type(gold) is str:  # scoring.verdict's letter compare, inline
-            return section.name, [(p, p == gold, 1.0 if p == gold else 0.0, "fallback", "random-option", k, "")
-                                  for p in letters]
+    def _draw_options(self, compare: Any, record: Record, letters: list[str]) -> list[tuple]:
+        """For every letter a random draw can give (in draw order), the fields of the decision that
+        letter makes: (pred, correct, score, outcome, step, k, message)."""
+        k = len(letters)
+        if compare == "letter":
+            gold = record.answer
+            return [(p, c, 1.0 if c else 0.0, "fallback", "random-option", k, "")
+                    for p, c in ((p, letter_correct(p, gold)) for p in letters)]
         out = []
         for pred in letters:
-            d = scored_decision(section.compare, pred, record, None, "fallback", "random-option", k=len(letters))
+            d = scored_decision(compare, pred, record, None, "fallback", "random-option", k=k)
             out.append((d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message)))
-        return section.name, out
+        return out
 
     def draw_index(self, section_name: str, k: int) -> int:
         """Draw from section `section_name`'s stream as `random.choice` over k letters does (same
@@ -233,9 +236,8 @@ class Evaluator:
     def _fired(self, section, record, opts, step, answer, traces, prepared) -> Decision:
         """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
         judge when the compare cannot decide."""
-        if section.normalize is None and section.compare == "letter" and type(answer) is str \
-                and type(record.answer) is str and traces is None:  # the common case: scoring.verdict's letter compare, inline
-            correct = answer == record.answer
+        if traces is None and section.normalize is None and section.compare == "letter" and type(answer) is str:
+            correct = letter_correct(answer, record.answer)  # scoring.verdict's common case, without its dispatch
             return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id)
         if section.normalize is not None:
             answer = normalize_answers(answer, section.normalize)
@@ -263,7 +265,7 @@ class Evaluator:
             seed = spec.seed if self.seed_override is None else self.seed_override
             if spec.order == "stream":
                 if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/parallel.py)
-                    return DRAW_LATER
+                    return DrawLater(section.name, self._draw_options(section.compare, record, letters))
                 rng = self._stream(section, spec)
             else:
                 rng = random.Random(f"{seed}\x1f{record.id}")

@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 import orjson
 
 from .compiler import CompiledRuleset
-from .engine import DRAW_LATER, MAX_CHARS, Evaluator
+from .engine import MAX_CHARS, DrawLater, Evaluator
 from .loader import fingerprint
 from .metrics.accumulate import MetricsPlan
 from .records import Record
@@ -108,18 +108,18 @@ class RulesetRun:
         In a worker (``evaluator.defer_stream``), a record left to a stream-order random draw
         returns ``(slot, record id, section, options)`` instead: its place is held in the counts
         (`MetricsPlan.reserve`) and `options` holds the decision each letter would make
-        (`Evaluator.draw_options`), so the parent only draws."""
+        (`engine.DrawLater`), so the parent only draws."""
         decision = self.evaluator.decide(record)
         if decision is None:
             self.acc.skip(record)
             return None
-        if decision is DRAW_LATER:
-            return (self.plan.reserve(self.acc, record), record.id, *self.evaluator.draw_options(record))
+        if type(decision) is DrawLater:
+            return self.plan.reserve(self.acc, record), record.id, decision.section, decision.options
         self.plan.add(self.acc, decision, record)
         if self.keep:
             self.decisions.append(decision)
             self.records.append(record)
-        return orjson.dumps(decision.as_row(), option=_ROW_OPTIONS) if self.write else b""
+        return row_bytes(decision) if self.write else b""
 
     def result(self, seed: int | None) -> Result:
         """The Result of this run (metrics computed from the accumulated counts)."""

@@ -184,7 +184,8 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
     """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
     input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
     this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
-    256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is called now and then."""
+    256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is
+    called now and then."""
     workers = workers or default_workers()
     if workers > 1 and why_sequential(rulesets, paths) is None:
         total = sum(os.path.getsize(p) for p in paths)

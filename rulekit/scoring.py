@@ -29,7 +29,7 @@ from .expr import ConditionFailed, compile_condition
 from .records import Record
 from .trace import Decision
 
-__all__ = ["verdict", "scored_decision", "compile_compare", "RecordEnv", "CompiledCases", "Settled"]
+__all__ = ["verdict", "scored_decision", "letter_correct", "compile_compare", "RecordEnv", "CompiledCases", "Settled"]
 
 
 # ---------------------------------------------------------------- record-level conditions
@@ -118,6 +118,15 @@ class Settled:
 
 
 # ---------------------------------------------------------------- the entry points
+def letter_correct(pred: str, gold: Any) -> bool:
+    """The `letter` compare of a text prediction: equal to the gold, or to one of a list of golds,
+    each as text (what `compare.compare` decides for `letter`; the engine calls it directly)."""
+    if type(gold) is str:
+        return pred == gold
+    return any(pred == (g if type(g) is str else str(g)) for g in (gold if type(gold) is list else (gold,))
+               if g is not None)
+
+
 SCORED = (S.Relaxed, S.Anls, S.Mra, S.YesNo, CompiledCases, S.Cases)
 
 
@@ -127,9 +136,7 @@ def verdict(kind: Any, pred: Any, record: Record, normalize: S.Normalize | None 
     if pred is None:
         return False, 0.0, None
     if kind == "letter" and type(pred) is str:  # the common case, inline: compare.compare's `letter`
-        gold = record.answer
-        correct = any(pred == (g if type(g) is str else str(g))
-                      for g in (gold if type(gold) is list else (gold,)) if g is not None)
+        correct = letter_correct(pred, record.answer)
         return correct, 1.0 if correct else 0.0, None
     if isinstance(kind, Settled):
         correct, score, problem = verdict(kind.compare, pred, record, normalize)

@@ -18,15 +18,13 @@ Results go under ``by_<name>`` and ``by_<name>_rollup``; the figures are fractio
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Callable
 
 from rulekit.records import Record
-from rulekit.trace import Decision
 
-from .groups import MISSING, group_key, pair_rows
+from .groups import MISSING, group_key
 
-__all__ = ["declared_breakdown", "labeler", "breakdown_figures"]
+__all__ = ["labeler", "breakdown_figures"]
 
 _FIGURES = ("accuracy", "expected_accuracy", "score")
 
@@ -52,17 +50,6 @@ def labeler(spec: Any) -> Callable[[Record], str]:
                 return value
         return MISSING
     return label
-
-
-def declared_breakdown(spec: Any, decisions: Sequence[Decision], records: Sequence[Record]) -> dict:
-    """``{"by_<name>": {value: figures}, "by_<name>_rollup": {group: figures}}`` (rollup only when declared)."""
-    from . import Tally
-
-    label = labeler(spec)
-    tallies: dict[str, Tally] = {}
-    for d, r in pair_rows(decisions, records):
-        tallies.setdefault(label(r), Tally()).add(d)
-    return breakdown_figures(spec, {k: t.metrics() for k, t in tallies.items()})
 
 
 def breakdown_figures(spec: Any, per_value: dict[str, dict]) -> dict:

@@ -307,6 +307,13 @@ def record_from_obj(obj: Any, fields: dict[str, str] | None, path: str, line: in
         record = _plain_record(obj, where)
         if record is not None:
             return record
+    return _converted_record(obj, fields, path, line, where, lmms)
+
+
+def _converted_record(obj: Any, fields: dict[str, str] | None, path: str, line: int, where: str,
+                      lmms: bool | None) -> Record:
+    """`record_from_obj` for an object `_plain_record` did not take: other formats, mappings,
+    conversions and the errors that name what is wrong."""
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, got {type(obj).__name__}", path, line, where)
     if lmms if lmms is not None else is_lmms(obj):
@@ -365,9 +372,9 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
         except orjson.JSONDecodeError:
             raise _json_error(line, name, n) from None
         where = f"{name}:{n}"
-        if plain and type(obj) is dict and "response" in obj:  # record_from_obj's first road, inline
+        if plain and type(obj) is dict and "response" in obj:  # record_from_obj, inline
             record = _plain_record(obj, where)
             if record is not None:
                 yield record
                 continue
-        yield record_from_obj(obj, fields, name, n, where, lmms)
+        yield _converted_record(obj, fields, name, n, where, lmms)
