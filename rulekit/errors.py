@@ -14,19 +14,22 @@ from pathlib import Path
 # fixture holding its exact rendered message (tests/fixtures/{bad,lint,cli}/).
 ERROR_CODES = {
     "E100": "the ruleset file is not a mapping",
-    "E101": "the file cannot be read as YAML (syntax, a disallowed tag, nesting too deep)",
+    "E101": "the file cannot be read as YAML (syntax, a disallowed tag, nesting too deep, aliases expanding past "
+            "the node budget, a NUL or a byte that is not UTF-8)",
     "E102": "a mapping key is not a string",
     "E103": "a key appears twice in one mapping (YAML would silently keep the last)",
     "E104": "a tab is used for indentation",
     "E105": "`extends:`/`from:`/`-r` names no built-in ruleset and no file",
     "E106": "an `extends:` override names a step the parent does not have, or has no `id`",
     "E107": "`extends:` forms a cycle",
+    "E108": "`extends:`/`from:` chains more files than the limit",
     "E110": "unknown key (with the closest known key as a hint)",
     "E111": "a required key is missing",
     "E112": "unknown vocabulary word for a find, pick, fallback, compare or prepare op",
     "E113": "a value has the wrong type or is out of range",
     "E120": "a regex does not compile",
     "E121": "a regex lacks the named group the step reads its answer from",
+    "E122": "a regex is over the size limits (pattern length, repetition counts)",
     "E130": "two steps share an id",
     "E131": "`skip-to:` names no step, or an earlier one",
     "E132": "a step has neither `find` nor `answer`",
@@ -35,19 +38,31 @@ ERROR_CODES = {
     "E201": "a condition names an unknown variable or function, or calls it wrongly",
     "E202": "a condition does not parse",
     "E203": "a condition is nested too deeply",
+    "E204": "a condition is over the size limits (its length, a number literal's digits)",
     "E300": "an input line or row is malformed or lacks a required field",
+    "E301": "an input file is corrupt or truncated (gzip, xlsx, parquet)",
     "E400": "a command-line option is malformed (e.g. `--field`)",
     "E401": "an input file does not exist",
     "E402": "`--options` is not LETTER=TEXT,...",
     "E403": "`explain` needs `-r` and either `--id ID INPUT` or `--response`",
     "E404": "`explain --id` names no record of the input",
     "E405": "`diff` needs exactly two rulesets",
+    "E406": "`--output-dir` or a decisions file cannot be written (a file in the way, no permission, a dangling "
+            "symlink, a directory at the target)",
     "E500": "an OpenAI-compatible server (the judge, `generate --base-url`) cannot be reached or keeps failing",
     "E501": "`--judge-replay`: a judge reply the run needs is not in the cache",
+    "E502": "the judge cache is not a readable SQLite database",
+    "E503": "a server answered with something that is not a completion (no `choices`, an `error` object, a body "
+            "over the size cap)",
     "W301": "lint: a bare yes/no/on/off that YAML turns into a boolean",
     "W302": "lint: a step that always fires hides the steps after it",
     "W303": "lint: a token template contains a separator, so it never matches",
     "W304": "lint: upper-case `{letter}` patterns looked for in lowercased text",
+    "W310": "input: a record id appears more than once (each occurrence is scored)",
+    "W311": "input: records without a gold answer (scored wrong)",
+    "W312": "input: multiple-choice records without options (no letter can be matched)",
+    "W313": "input: spreadsheet cells holding a formula with no cached value (read as empty)",
+    "W320": "run: a step cut off after repeated regex time-outs (its later records are `error`)",
 }
 
 
@@ -129,6 +144,49 @@ class ErrorGroup(RulekitError):
     def render(self) -> str:
         """Every error, in file order, separated by blank lines."""
         return "\n\n".join(e.render() for e in self.errors)
+
+
+class Warnings:
+    """Warnings about the input or the run, found while reading and scoring: counted per code, the first
+    occurrence kept (`rulekit eval` prints one line per code on stderr: `warning[W310]: 2 duplicate ids
+    (first: r1, line 6)`). With `strict` set (`--strict`), the first warning is raised as an error instead."""
+
+    def __init__(self, strict: bool = False):
+        self.strict = strict
+        self.found: dict[str, list] = {}  # code -> [count, what, first, loc]
+
+    def warn(self, code: str, what: str, first: str = "", loc: Loc | None = None, count: int = 1) -> None:
+        """Count `count` occurrences of warning `code`; `what` names them in the plural ("duplicate ids"),
+        `first` describes the first one ("r1, line 6")."""
+        if self.strict:
+            raise RulekitError(f"{what}" + (f" (first: {first})" if first else "") + "; --strict makes warnings errors",
+                               loc, code=code)
+        entry = self.found.get(code)
+        if entry is None:
+            self.found[code] = [count, what, first, loc]
+        else:
+            entry[0] += count
+
+    def lines(self) -> list[str]:
+        """One rendered line per warning code, in code order."""
+        out = []
+        for code in sorted(self.found):
+            count, what, first, loc = self.found[code]
+            where = f"{loc}: " if loc else ""
+            out.append(f"{where}warning[{code}]: {count:,} {what}" + (f" (first: {first})" if first else ""))
+        return out
+
+    def clear(self) -> None:
+        """Forget every warning (a new command starts)."""
+        self.found.clear()
+
+
+WARNINGS = Warnings()
+
+
+def warn(code: str, what: str, first: str = "", loc: Loc | None = None, count: int = 1) -> None:
+    """Record a warning in the process-wide collector (see `Warnings`)."""
+    WARNINGS.warn(code, what, first, loc, count)
 
 
 def _excerpt(loc: Loc | None) -> list[str]:
