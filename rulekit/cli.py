@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -11,13 +12,15 @@ from rich.console import Console
 
 from .errors import ErrorGroup, RulekitError, UsageError
 
-_ERR = Console(stderr=True, highlight=False, soft_wrap=True)
+# markup=False: names, ids and texts come from rulesets and input files, so `[bold]` or `[/]` in them is
+# text to show, never styling to apply (styles are given as rich Text objects)
+_ERR = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def _out() -> Console:
-    console = Console(highlight=False, soft_wrap=False)
+    console = Console(highlight=False, soft_wrap=False, markup=False)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=False, width=200)
+        console = Console(highlight=False, soft_wrap=False, width=200, markup=False)
     return console
 
 
@@ -31,12 +34,34 @@ def user_errors(fn):
         except RulekitError as exc:
             if ctx.find_root().params.get("debug"):
                 raise
-            _ERR.print(exc.render(), markup=False)
+            _ERR.print(exc.render())
             ctx.exit(2)
+        except Terminated as exc:
+            _ERR.print(f"terminated by {exc.args[0]}; no partial output was written")
+            ctx.exit(128 + exc.args[1])
         except KeyboardInterrupt:
-            _ERR.print("interrupted; no partial output was written", markup=False)
+            _ERR.print("interrupted; no partial output was written")
             ctx.exit(130)
     return wrapper
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so unfinished decisions files are dropped."""
+
+
+def _on_signal(signum, frame) -> None:
+    raise Terminated(signal.Signals(signum).name, signum)
+
+
+def catch_termination() -> None:
+    """Make SIGTERM and SIGHUP end a command the way Ctrl-C does (temporary files removed, exit 128+N)
+    instead of killing the process where it stands."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                signal.signal(sig, _on_signal)
+        except ValueError:  # not the main thread (an embedding program): leave its signals alone
+            return
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,6 +69,7 @@ def user_errors(fn):
 @click.version_option(package_name="rulekit")
 def main(debug: bool) -> None:
     """rulekit — answer extraction and scoring for LLM/VLM evaluations, as data."""
+    catch_termination()
 
 
 def _load(names: tuple[str, ...]):
@@ -59,7 +85,24 @@ def _load(names: tuple[str, ...]):
             errors.append(exc)
     if errors:
         raise ErrorGroup(errors) if len(errors) > 1 else errors[0]
-    return loaded
+    return _unique(loaded)
+
+
+def _unique(loaded: list) -> list:
+    """Rulesets of one run under distinct names: a repeated name gets `-2`, `-3`, ... (and a note), so
+    rows, intervals and decisions files never mix two rulesets up."""
+    import dataclasses
+
+    from .evaluate import unique_names
+
+    out = []
+    for rs, name in zip(loaded, unique_names([rs.name for rs in loaded])):
+        if name != rs.name:
+            _ERR.print(f"note: more than one ruleset is named `{rs.name}`; the one from {rs.files[-1]} is "
+                       f"reported as `{name}`")
+            rs = dataclasses.replace(rs, name=name)
+        out.append(rs)
+    return out
 
 
 def _paths(inputs: tuple[str, ...]) -> list[str]:

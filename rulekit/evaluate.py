@@ -7,7 +7,9 @@ interrupted run never leaves a truncated file behind.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ import orjson
 
 from .compiler import CompiledRuleset
 from .engine import MAX_CHARS, DrawLater, Evaluator
+from .errors import UsageError
 from .loader import fingerprint
 from .metrics.accumulate import MetricsPlan
 from .records import Record
@@ -57,13 +60,86 @@ def _umask() -> int:
     return mask
 
 
+TEMP_SUFFIX = ".rulekit-tmp"  # `.<file name>.<pid>.<random>.rulekit-tmp`: what `sweep_stale` may delete
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
+_LEGACY_TEMP = re.compile(r"^\..+\.decisions\.jsonl\.[A-Za-z0-9_]{8}\.tmp$")  # before 0.2: no pid in the name
+LEGACY_TEMP_AGE = 3600.0
+
+
+def _alive(pid: int) -> bool:
+    """Is process `pid` running (on this machine)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, run by another user
+        return True
+    return True
+
+
+def sweep_stale(directory: Path) -> list[str]:
+    """Delete the temporary decisions files a killed run left in `directory` (SIGKILL, a power cut):
+    files of rulekit's own naming whose process is gone (older-style names without a pid: when over
+    an hour old). Returns the names deleted."""
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        stale = (m is not None and not _alive(int(m.group(1)))) or (
+            m is None and _LEGACY_TEMP.match(entry.name) is not None and _older(entry, now, LEGACY_TEMP_AGE))
+        if stale and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+            except OSError:
+                pass
+    return removed
+
+
+def _older(entry: os.DirEntry, now: float, seconds: float) -> bool:
+    try:
+        return now - entry.stat(follow_symlinks=False).st_mtime > seconds
+    except OSError:
+        return False
+
+
+def _cannot_write(path: Path, why: str) -> UsageError:
+    return UsageError(f"cannot write decisions to {path}: {why}",
+                      help="give --output-dir a directory you can write to", code="E406")
+
+
+def prepare_output_dir(output_dir: str) -> Path:
+    """Create `--output-dir` (and its parents) or say, as error E406, why it cannot be used."""
+    directory = Path(output_dir)
+    if directory.is_symlink() and not directory.exists():
+        raise _cannot_write(directory, f"it is a symbolic link to {os.readlink(directory)}, which does not exist")
+    for parent in [directory, *directory.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise _cannot_write(directory, f"{parent} is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _cannot_write(directory, exc.strerror or str(exc)) from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise _cannot_write(directory, "permission denied")
+    return directory
+
+
 class AtomicWriter:
     """A file written under a temporary name and renamed into place on success only."""
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        if path.is_dir():
+            raise _cannot_write(path, "a directory of that name is in the way")
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
+        except OSError as exc:
+            raise _cannot_write(path, exc.strerror or str(exc)) from None
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; a results file gets the usual mode
         self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
 
@@ -72,7 +148,10 @@ class AtomicWriter:
         self.fh.flush()
         os.fsync(self.fh.fileno())
         self.fh.close()
-        os.replace(self.tmp, self.path)
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            raise _cannot_write(self.path, exc.strerror or str(exc)) from None
 
     def abort(self) -> None:
         """Drop the temporary file."""
@@ -81,6 +160,32 @@ class AtomicWriter:
         finally:
             if os.path.exists(self.tmp):
                 os.unlink(self.tmp)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@+=-]+")
+
+
+def decisions_file_name(name: str) -> str:
+    """The file name a ruleset's decisions go to: `<name>.decisions.jsonl`, where the name keeps
+    letters, digits and `._@+=-`, every other run of characters becomes `_` (so `/`, `..`-paths,
+    control and markup characters can never leave the output directory or name another file), and
+    leading dots and dashes are dropped (no hidden files, no option-like names); at most 120 characters."""
+    slug = re.sub(r"\.{2,}", "_", _UNSAFE.sub("_", name)).lstrip(".-")[:120] or "ruleset"
+    return f"{slug}.decisions.jsonl"
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` made unique in order: a repeated one gets `-2`, `-3`, ... (the first keeps its name)."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        candidate, k = name, 1
+        while candidate in seen:
+            k += 1
+            candidate = f"{name}-{k}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
 
 
 def effective_seed(ruleset: CompiledRuleset, seed: int | None) -> int | None:
@@ -141,8 +246,13 @@ def open_writers(stack: ExitStack, rulesets: list[CompiledRuleset], output_dir: 
     """One AtomicWriter per ruleset under `output_dir` (all aborted unless the stack is popped)."""
     writers: list[AtomicWriter | None] = [None] * len(rulesets)
     if output_dir:
-        for i, rs in enumerate(rulesets):
-            writers[i] = AtomicWriter(Path(output_dir) / f"{rs.name}.decisions.jsonl")
+        directory = prepare_output_dir(output_dir)
+        sweep_stale(directory)
+        files = [decisions_file_name(rs.name) for rs in rulesets]
+        unique = [f"{stem}.decisions.jsonl" for stem in
+                  unique_names([f.removesuffix(".decisions.jsonl") for f in files])]
+        for i, name in enumerate(unique):
+            writers[i] = AtomicWriter(directory / name)
             stack.callback(writers[i].abort)
     return writers
 

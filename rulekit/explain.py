@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -52,7 +51,8 @@ def highlight(text: str, spans: list[tuple[int, int]], limit: int = 600) -> Text
 
 def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, decision: Decision | None) -> None:
     """Rich, human-readable trace of one record."""
-    console.print(f"[bold]{escape(ruleset.name)}[/] [dim]{ruleset.fingerprint}[/] on record [bold]{escape(str(record.id))}[/]")
+    console.print(Text.assemble((ruleset.name, "bold"), " ", (ruleset.fingerprint, "dim"), " on record ",
+                                (str(record.id), "bold")))
     if decision is None:
         console.print(f"  the ruleset has no `{record.question_type}` section; not scored")
         return
@@ -78,9 +78,9 @@ def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, d
         if st.status == "fired" and st.candidates:
             spans = [(c.start, c.end) for c in (st.kept if st.kept is not None else st.candidates) if c.answer == st.answer or isinstance(st.answer, list)]
             console.print(Text("             ") + highlight(decision.text if st.candidates else "", spans[:20]))
-    verdict = {True: "[green]correct[/]", False: "[red]wrong[/]", None: "[yellow]not scored[/]"}[decision.correct]
-    console.print(f"  → pred [bold]{escape(repr(decision.pred))}[/] outcome [bold]{decision.outcome}[/] step "
-                  f"[bold]{escape(str(decision.step))}[/] gold {escape(repr(record.answer))}: {verdict}")
+    verdict = {True: ("correct", "green"), False: ("wrong", "red"), None: ("not scored", "yellow")}[decision.correct]
+    console.print(Text.assemble("  → pred ", (repr(decision.pred), "bold"), " outcome ", (decision.outcome, "bold"),
+                                " step ", (str(decision.step), "bold"), f" gold {record.answer!r}: ", verdict))
     if decision.message:
         console.print(f"    {decision.message}", markup=False)
 

@@ -14,7 +14,7 @@ import yaml
 from . import schema as S
 from .compiler import load_ruleset
 from .errors import Loc, RulesetError
-from .loader import resolve_path
+from .loader import compose, decode_utf8, resolve_path
 
 _YAML_BOOLS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
 
@@ -34,7 +34,7 @@ def lint(name_or_path: str) -> list[RulesetError]:
 
 def _yaml_bools(path: Path) -> list[RulesetError]:
     out = []
-    node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    node = compose(decode_utf8(path.read_bytes(), str(path)), str(path))  # load_ruleset already read it safely
     stack = [node] if node is not None else []
     while stack:
         n = stack.pop()

@@ -74,14 +74,126 @@ def _convert(file: str, node: yaml.Node, errors: list[RulesetError]) -> Any:
 
 _SCALAR_LOADER = yaml.SafeLoader("")
 
+MAX_DEPTH = 64             # nesting of mappings and sequences in one YAML file
+MAX_ALIAS_NODES = 10_000   # nodes that `*alias` references may add, counted as the tree they expand to
+MAX_RULESET_FILES = 64     # files one ruleset may read through `extends:` and `from:` (chains and fan-out)
+
+
+class _LimitExceeded(Exception):
+    def __init__(self, message: str, mark) -> None:
+        super().__init__(message)
+        self.message, self.mark = message, mark
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe composer with two limits it lacks: nesting depth (its composer recurses, so deep
+    nesting ends in a RecursionError) and the size of what aliases expand to (a "billion laughs" file
+    is small, but turning it into data visits every expanded node)."""
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._expanded = 0
+        self._sizes: dict[int, int] = {}
+        self._open: set[str] = set()  # anchors of the nodes being composed: an alias to one would recurse
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            if event.anchor in self._open:
+                raise _LimitExceeded(f"alias `*{event.anchor}` refers to a node that contains it (a recursive alias)",
+                                     event.start_mark)
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                self._expanded += _tree_size(node, self._sizes)
+                if self._expanded > MAX_ALIAS_NODES:
+                    raise _LimitExceeded(f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes (a YAML bomb?)",
+                                         event.start_mark)
+            return super().compose_node(parent, index)
+        anchor = getattr(self.peek_event(), "anchor", None)
+        self._depth += 1
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _LimitExceeded(f"YAML nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)
+
+
+def _tree_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """Nodes in the tree `node` expands to, shared sub-trees counted every time (memoized, iterative)."""
+    stack = [(node, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if id(current) in sizes:
+            continue
+        children = []
+        if isinstance(current, yaml.MappingNode):
+            children = [n for pair in current.value for n in pair]
+        elif isinstance(current, yaml.SequenceNode):
+            children = list(current.value)
+        if expanded or not children:
+            sizes[id(current)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+        else:
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(node)]
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based (line, column) of character `index` of `text`."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def decode_utf8(data: bytes, file: str) -> str:
+    """`data` as UTF-8 text, or E101 located at the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = data[:exc.start].decode("utf-8")
+        line, col = _position(good + "x", len(good))
+        raise RulesetError(f"the file is not UTF-8: byte 0x{data[exc.start]:02X} cannot start or continue a "
+                           "character", Loc(file, line, col), help="save the file as UTF-8", code="E101") from None
+
+
+def compose(text: str, file: str) -> yaml.Node | None:
+    """The YAML node tree of `text`, within the depth and alias limits; E101 located on any problem."""
+    loader = None
+    try:
+        loader = _BoundedLoader(text)
+        return loader.get_single_node()
+    except _LimitExceeded as exc:
+        raise RulesetError(exc.message, Loc(file, exc.mark.line + 1, exc.mark.column + 1), code="E101") from None
+    except yaml.reader.ReaderError as exc:  # a NUL or another character YAML does not allow: it gives an offset
+        line, col = _position(text, exc.position)
+        raise RulesetError(f"invalid YAML: the character U+{exc.character:04X} is not allowed in YAML",
+                           Loc(file, line, col), help="remove it (a NUL or control character)", code="E101") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = Loc(file, mark.line + 1, mark.column + 1) if mark else Loc(file, 0, 0)
+        problem = getattr(exc, "problem", None) or str(exc)
+        context = getattr(exc, "context", None)
+        raise RulesetError(f"invalid YAML: {problem}" + (f" ({context})" if context else ""), loc,
+                           code="E101") from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting well before
+        raise RulesetError("YAML nested too deeply", Loc(file, 1, 1), code="E101") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
 
 def read_yaml(path: Path) -> Any:
     """Parse one YAML file into Loc-annotated data; raise RulesetError with position on syntax errors."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise RulesetError(f"cannot read ruleset: {exc.strerror}", Loc(file, 0, 0), code="E101") from None
+    text = decode_utf8(data, file)
     errors: list[RulesetError] = []
     for number, line in enumerate(text.splitlines(), 1):
         indent = line[: len(line) - len(line.lstrip())]
@@ -89,20 +201,12 @@ def read_yaml(path: Path) -> Any:
             errors.append(RulesetError("tab used for indentation", Loc(file, number, indent.index("\t") + 1),
                                        help="YAML indentation must use spaces", code="E104"))
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = Loc(file, mark.line + 1, mark.column + 1) if mark else Loc(file, 0, 0)
-        problem = getattr(exc, "problem", None) or str(exc)
-        context = getattr(exc, "context", None)
-        raise ErrorGroup(errors + [RulesetError(f"invalid YAML: {problem}" + (f" ({context})" if context else ""),
-                                                loc, code="E101")]) from None
+        node = compose(text, file)
+    except RulesetError as exc:
+        raise ErrorGroup(errors + [exc]) from None
     if node is None:
         raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")
-    try:
-        data = _convert(file, node, errors)
-    except RecursionError:
-        raise RulesetError("YAML nested too deeply (a recursive alias?)", Loc(file, 1, 1), code="E101") from None
+    data = _convert(file, node, errors)
     if errors:
         raise ErrorGroup(errors)
     return data
@@ -194,16 +298,23 @@ def _did_you_mean(word: str, choices: list) -> str | None:
     return f"did you mean `{close[0]}`?" if close else None
 
 
-def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]]:
+def load_data(name_or_path: str, _seen: tuple = (), _reads: list | None = None) -> tuple[LocDict, list[Path]]:
     """Read a ruleset and everything it extends into one merged Loc-annotated mapping.
 
-    Returns the merged data and the list of files read (for fingerprints and error messages).
+    Returns the merged data and the list of files read (for fingerprints and error messages). At most
+    MAX_RULESET_FILES files are read for one ruleset (E108), counting every `extends:` and `from:`.
     """
+    reads = [0] if _reads is None else _reads
     path = resolve_path(name_or_path)
     key = str(path.resolve())
     if key in _seen:
         chain = " → ".join(Path(p).name for p in _seen + (key,))
         raise RulesetError(f"`extends:` cycle: {chain}", Loc(str(path), 1, 1), code="E107")
+    reads[0] += 1
+    if reads[0] > MAX_RULESET_FILES:
+        raise RulesetError(f"`extends:`/`from:` read more than {MAX_RULESET_FILES} files for one ruleset",
+                           help="flatten the chain: a ruleset may extend one that extends another, not without end",
+                           code="E108")
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise RulesetError("a ruleset must be a mapping (ruleset:, steps:, ...)", Loc(str(path), 1, 1), code="E100")
@@ -212,7 +323,12 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
     for section in SECTIONS:
         source = data.get(section, {}).get("from") if isinstance(data.get(section), dict) else None
         if source:
-            other, other_files = load_data(_resolve_relative(source, path), seen)
+            try:
+                other, other_files = load_data(_resolve_relative(source, path), seen, reads)
+            except RulesetError as exc:
+                if exc.loc is None:
+                    exc.loc = data[section].locs.get("from")
+                raise
             files += other_files
             if not isinstance(other.get(section), dict):
                 raise RulesetError(f"`from: {source}`: that ruleset has no `{section}` section",
@@ -223,7 +339,7 @@ def load_data(name_or_path: str, _seen: tuple = ()) -> tuple[LocDict, list[Path]
     if not parent_name:
         return data, files
     try:
-        parent, parent_files = load_data(_resolve_relative(parent_name, path), seen)
+        parent, parent_files = load_data(_resolve_relative(parent_name, path), seen, reads)
     except RulesetError as exc:
         if exc.loc is None:
             exc.loc = data.locs.get("extends")

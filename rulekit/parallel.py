@@ -115,8 +115,11 @@ class _Part:
 
 
 def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool and drops the unfinished files."""
+    """Workers leave Ctrl-C to the parent, which stops the pool and drops the unfinished files; SIGTERM
+    (how the pool stops them) ends them at once, without the parent's handler (rulekit.cli)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _decide_chunk(chunk: Chunk) -> _Part:
@@ -132,7 +135,9 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     for run in runs:
         run.evaluator.defer_stream = True
     out: list[list] = [[] for _ in runs]
-    rows: list[list[bytes]] = [[] for _ in runs]
+    # one growing buffer per ruleset: orjson hands back each row in a ~4 KB allocation, so a list of
+    # rows would hold 4 KB per record until the chunk ends; copied into the buffer, each is freed at once
+    rows: list[bytearray] = [bytearray() for _ in runs]
     n = 0
     targets = [(run.row, buf, segments) for run, buf, segments in zip(runs, rows, out)]
     try:
@@ -141,15 +146,15 @@ def _decide_chunk(chunk: Chunk) -> _Part:
             for row_of, buf, segments in targets:
                 row = row_of(record)
                 if type(row) is bytes:
-                    buf.append(row)
+                    buf += row
                 elif row is not None:  # a stream-order draw: the parent makes it
-                    segments.append(b"".join(buf))
-                    buf.clear()
+                    segments.append(bytes(buf))
+                    del buf[:]
                     segments.append(row)
     except InputError as exc:  # the parent knows the chunk's first line: it renumbers and raises
         return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
-        segments.append(b"".join(buf))
+        segments.append(bytes(buf))
     return _Part(n, len(lines), out, [run.acc for run in runs])
 
 
@@ -174,6 +179,19 @@ def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
         run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1, keys), decision)
         if run.write:
             yield row_bytes(decision)
+
+
+def _in_order(pool, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
+    """`pool.imap(_decide_chunk, chunks)` with at most `window` chunks handed out and not yet taken back:
+    imap hands out every chunk at once, so finished parts would pile up in this process whenever it
+    writes more slowly than the workers decide."""
+    pending: deque = deque()
+    for chunk in chunks:
+        pending.append(pool.apply_async(_decide_chunk, (chunk,)))
+        if len(pending) >= window:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
 
 
 def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: dict | None = None, *,
@@ -216,7 +234,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
             writers = open_writers(stack, rulesets, output_dir)
             gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
             with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
-                for part in pool.imap(_decide_chunk, chunks()):
+                for part in _in_order(pool, chunks(), window=2 * workers):
                     source = chunks_seen.popleft()
                     if part.error is not None:
                         raise _renumbered(part.error, paths[source], lines_before[source])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 
 from rich.console import Console
+from rich.text import Text
 
 from .expr import FUNCTIONS, VARIABLES
 from .schema import BARE_WORDS, VOCABULARY
@@ -22,5 +23,5 @@ def vocabulary_entries() -> list[tuple[str, str]]:
 def print_vocabulary(console: Console) -> None:
     """Print the vocabulary, one entry per paragraph."""
     for word, doc in vocabulary_entries():
-        console.print(f"[bold]{word}[/]")
+        console.print(Text(word, style="bold"))
         console.print("  " + " ".join(doc.split()), markup=False)

@@ -198,8 +198,6 @@ def load_prompt(name_or_path: str) -> Prompt:
     found = _CACHE.get(name_or_path)
     if found is not None:
         return found
-    import yaml
-
     builtins = builtin_prompts()
     path = builtins.get(name_or_path) or Path(name_or_path)
     if not path.is_file():
@@ -208,19 +206,16 @@ def load_prompt(name_or_path: str) -> Prompt:
         raise UsageError(f"no prompt style `{name_or_path}`",
                          help=(f"did you mean `{close[0]}`? " if close else "") + f"built-in: {', '.join(builtins)}",
                          code="E400")
-    try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise RulesetError(f"prompt style is not valid YAML: {getattr(exc, 'problem', exc)}",
-                           Loc(str(path), mark.line + 1, mark.column + 1) if mark else Loc(str(path), 0, 0),
-                           code="E101") from None
+    from ..loader import locate, read_yaml  # the ruleset reader: UTF-8, depth and alias limits, positions
+
+    data: Any = read_yaml(path)
     try:
         style = PromptStyle.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise RulesetError(f"prompt style: `{where}`: {first['msg']}", Loc(str(path), 0, 0), code="E113") from None
+        raise RulesetError(f"prompt style: `{where}`: {first['msg']}", locate(data, tuple(first["loc"])) or Loc(str(path), 0, 0),
+                           code="E113") from None
     prompt = Prompt(style, path)
     _CACHE[name_or_path] = prompt
     return prompt
