@@ -128,14 +128,30 @@ _input_options = [
     click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
     click.option("--max-chars", type=click.IntRange(min=1), default=1_000_000, show_default=True,
                  help="Replies longer than this are not decided (outcome error)."),
+    click.option("--strict", is_flag=True,
+                 help="Make input and run warnings (W310-W320: repeated ids, missing golds or options, ...) errors."),
 ]
 
 
 def input_options(fn):
-    """INPUT... (default: the bundled sample), --field and --seed."""
+    """INPUT... (default: the bundled sample), --field, --seed, --max-chars and --strict; warnings are
+    collected from the start of the command (strict: raised as errors) and printed on stderr at its end."""
+    @functools.wraps(fn)
+    def wrapper(*args, strict: bool = False, **kwargs):
+        from .errors import WARNINGS
+
+        WARNINGS.clear()
+        WARNINGS.strict = strict
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            for line in WARNINGS.lines():
+                _ERR.print(line)
+            WARNINGS.clear()
+            WARNINGS.strict = False
     for option in reversed(_input_options):
-        fn = option(fn)
-    return fn
+        wrapper = option(wrapper)
+    return wrapper
 
 
 def _progress(enabled: bool):

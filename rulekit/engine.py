@@ -6,12 +6,13 @@ ruleset asks for `order: stream`, where one RNG is shared in input order.
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, Iterable, Iterator
 
 from . import schema as S
 from .expr import ConditionFailed
-from .compiler import NO_ANSWER, CompiledRuleset, CompiledSection, RegexTimeout, option_set
+from .compiler import CLOCK, NO_ANSWER, RECORD_BUDGET, STRIKES, CompiledRuleset, CompiledSection, RegexTimeout, option_set
 from .records import Record
 from .compare import normalize_answers
 from .scoring import letter_correct, scored_decision
@@ -85,6 +86,10 @@ class Evaluator:
         self.seed_override = seed
         self.max_chars = max_chars
         self._streams: dict[str, random.Random] = {}
+        self.budget = RECORD_BUDGET
+        self.strikes: dict[Any, int] = {}    # step (or section, for its prepare) → strikes so far (compiler.Clock)
+        self.cut_off: set = set()            # steps cut off for the rest of the run
+        self.cut_hits: dict[Any, int] = {}   # step → records that reached it after it was cut off
 
     def seed_for(self, section: CompiledSection) -> int:
         """The seed a section's random fallback uses."""
@@ -135,28 +140,63 @@ class Evaluator:
         if isinstance(record.response, str) and len(record.response) > self.max_chars:
             return Decision(record.id, None, None, 0.0, "error", None,
                             message=f"reply of {len(record.response):,} characters exceeds the limit of "
-                                    f"{self.max_chars:,} (--max-chars)")
+                                    f"{self.max_chars:,} (--max-chars)", reason="reply over --max-chars")
+        clock = CLOCK
+        clock.left = self.budget
+        clock.step = section
+        if clock.strikes:  # left by a caller outside `decide` (judge prefetch): not this record's
+            clock.strikes = []
         try:
             return self._decide(section, record, traces)
-        except RegexTimeout:
-            step = self._current
-            return Decision(record.id, None, None, 0.0, "error", step,
-                            message=f"a regex of step `{step}` ran past its time limit", trace=traces)
+        except RegexTimeout as exc:
+            return self._error(record, clock.step, traces, "ran out of the record's regex budget" if exc.budget else
+                               "ran past its time limit", "regex budget" if exc.budget else "regex time limit")
+        except StepCutOff:
+            self.cut_hits[clock.step] = self.cut_hits.get(clock.step, 0) + 1
+            return self._error(record, clock.step, traces, f"was cut off after {STRIKES} regex time-outs or slow "
+                               "calls in this run (not tried)", "step cut off")
         except ConditionFailed as exc:
-            return Decision(record.id, None, None, 0.0, "error", self._current, message=f"step `{self._current}`: {exc}",
-                            trace=traces)
+            where = _where(clock.step)
+            return Decision(record.id, None, None, 0.0, "error", getattr(clock.step, "id", None),
+                            message=f"{where}: {exc}", trace=traces, reason=f"failed condition or op in {where}")
+        finally:
+            clock.left = math.inf
+            if clock.strikes:
+                self._strike(clock.strikes)
+                clock.strikes = []
 
-    _current: str | None = None
+    def _error(self, record: Record, at: Any, traces, what: str, why: str) -> Decision:
+        """Outcome `error` for a regex limit hit at step `at` (or the section's prepare)."""
+        where = _where(at)
+        return Decision(record.id, None, None, 0.0, "error", getattr(at, "id", None),
+                        message=f"a regex of {where} {what}", trace=traces, reason=f"{why} in {where}")
+
+    def _strike(self, strikes: list) -> None:
+        """Count this record's strikes; a step (or section prepare) with STRIKES of them is cut off."""
+        for at in strikes:
+            n = self.strikes[at] = self.strikes.get(at, 0) + 1
+            if n >= STRIKES:
+                self.cut_off.add(at)
+
+    def cut_off_report(self) -> list[tuple[str, int, int]]:
+        """(where, strikes, records not tried) of every step this evaluator cut off."""
+        return [(_where(at), self.strikes.get(at, 0), self.cut_hits.get(at, 0)) for at in self.cut_off]
 
     def _decide(self, section: CompiledSection, record: Record, traces: list | None) -> Decision:
+        cut = self.cut_off
+        if cut and section in cut:
+            raise StepCutOff()
         opts = option_set(record.choices, section.letters_if_missing)
         original = record.response if isinstance(record.response, str) else str(record.response)
         prepared = section.prepare(original) if section.prepare else original
         steps = section.steps
+        clock = CLOCK
         i = 0
         while i < len(steps):
             step = steps[i]
-            self._current = step.id
+            clock.step = step
+            if cut and step in cut:
+                raise StepCutOff()
             if traces is None and step.direct is not None:  # a literal find and its pick in one call
                 text = prepared if step.look_in == "prepared" else original
                 if step.prepare is not None:
@@ -261,7 +301,8 @@ class Evaluator:
             letters = opts.letter_list + [x for x in dict.fromkeys(spec.extra) if x not in opts.letters]
             if not opts.letters:
                 return Decision(record.id, None, None, 0.0, "error", "random-option",
-                                message="random-option fallback: the record has no options", trace=traces, text=prepared if traces is not None else "")
+                                message="random-option fallback: the record has no options", trace=traces,
+                                text=prepared if traces is not None else "", reason="no options to draw from")
             seed = spec.seed if self.seed_override is None else self.seed_override
             if spec.order == "stream":
                 if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/parallel.py)
@@ -278,6 +319,17 @@ class Evaluator:
         pred = fb.abstain
         return scored_decision(section.compare, pred, record, None, "abstain", "abstain",
                                trace=traces, text=prepared if traces is not None else "")
+
+
+class StepCutOff(Exception):
+    """The record reached a step (or section prepare) that was cut off earlier in the run."""
+
+
+def _where(at: Any) -> str:
+    """`step `ID`` for a step, the section's prepare ops for a section."""
+    if isinstance(at, CompiledSection):
+        return f"the `{at.name}` section's prepare"
+    return f"step `{at.id}`" if at is not None else "the ruleset"
 
 
 def _st(step, status, reason, cands=None, kept=None) -> StepTrace:

@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import orjson
 
 from .compiler import CompiledRuleset
 from .engine import MAX_CHARS, DrawLater, Evaluator
-from .errors import UsageError
+from .errors import UsageError, warn
 from .loader import fingerprint
 from .metrics.accumulate import MetricsPlan
-from .records import Record
+from .records import MULTIPLE_CHOICE, Record
 from .trace import Decision
 
 
@@ -41,6 +42,7 @@ class Result:
     decisions: list[Decision] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
     output: str | None = None
+    errors: dict = field(default_factory=dict)  # outcome `error`: count per reason (Decision.reason)
 
     def as_json(self) -> dict:
         """The `results[]` entry of `--format json` (DESIGN.md §5)."""
@@ -50,7 +52,117 @@ class Result:
             out["skipped"] = self.skipped
         if self.output:
             out["decisions_file"] = self.output
+        if self.errors:
+            out["errors"] = self.errors
         return out
+
+
+class InputAudit:
+    """What is worth a warning about the records themselves, counted as they stream past (W310-W312):
+    ids seen more than once (each occurrence is still scored: real VLMEvalKit files repeat indexes),
+    records without a gold answer (scored wrong), multiple-choice records without options. The first
+    occurrence of each is kept for the message. The duplicate check keeps one 64-bit hash per distinct
+    id (a Python set: about 70 bytes a record); nothing else grows with the input."""
+
+    __slots__ = ("seen", "counts", "first")
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.counts = {"W310": 0, "W311": 0, "W312": 0}
+        self.first: dict[str, str] = {}
+
+    def see(self, rid: str, no_gold: bool, no_options: bool, where: str) -> None:
+        """Count one record (its id, whether it lacks a gold answer or options, and where it is)."""
+        h = hash(rid)
+        if h in self.seen:
+            self._note("W310", f"`{rid}`, {where}")
+        else:
+            self.seen.add(h)
+        if no_gold:
+            self._note("W311", where)
+        if no_options:
+            self._note("W312", where)
+
+    def record(self, record: Record) -> None:
+        """`see` for a Record."""
+        self.see(record.id, record.answer is None, record.question_type == MULTIPLE_CHOICE and not record.choices,
+                 record.where or f"`{record.id}`")
+
+    def _note(self, code: str, first: Any) -> None:
+        self.counts[code] += 1
+        self.first.setdefault(code, first)
+
+    def absorb(self, chunk: "ChunkAudit", path: str, lines_before: int) -> None:
+        """Count a worker's chunk of `path` (its lines numbered from `lines_before` + 1), in input order."""
+        hashes = chunk.hashes
+        if self.seen.isdisjoint(hashes) and len(set(hashes)) == len(hashes):  # the usual case, at C speed
+            self.seen.update(hashes)
+        else:
+            for h, line in zip(hashes, chunk.lines):
+                if h in self.seen:
+                    self._note("W310", (path, lines_before + line))  # the id is read back from the file
+                else:
+                    self.seen.add(h)
+        for code, count in chunk.counts.items():
+            if count:
+                self.counts[code] += count
+                self.first.setdefault(code, f"{path}:{lines_before + chunk.first[code]}")
+
+    def report(self, fields: dict | None = None) -> None:
+        """Send what was found to the warnings collector (`rulekit.errors.warn`; raises under --strict)."""
+        what = {"W310": "repeated record id(s) (every occurrence is scored)",
+                "W311": "record(s) without a gold answer (scored wrong)",
+                "W312": "multiple-choice record(s) without options (no letter can be matched)"}
+        for code, count in self.counts.items():
+            if count:
+                first = self.first[code]
+                if isinstance(first, tuple):  # found by a worker: (path, line)
+                    first = f"`{_id_at(first[0], first[1], fields)}`, {first[0]}:{first[1]}"
+                warn(code, what[code], first, count=count)
+
+
+class ChunkAudit:
+    """The worker half of InputAudit (rulekit.parallel): a chunk's id hashes and line numbers, and its
+    counts of records without gold or options, which the parent absorbs in input order."""
+
+    __slots__ = ("hashes", "lines", "counts", "first")
+
+    def __init__(self) -> None:
+        self.hashes = array("q")
+        self.lines = array("q")
+        self.counts = {"W311": 0, "W312": 0}
+        self.first: dict[str, int] = {}
+
+    def record(self, record: Record) -> None:
+        """Count one record of the chunk (`record.where` is `path:LINE`, LINE counted in the chunk)."""
+        line = int(record.where.rpartition(":")[2])
+        self.hashes.append(hash(record.id))
+        self.lines.append(line)
+        if record.answer is None:
+            self.counts["W311"] += 1
+            self.first.setdefault("W311", line)
+        if record.question_type == MULTIPLE_CHOICE and not record.choices:
+            self.counts["W312"] += 1
+            self.first.setdefault("W312", line)
+
+
+def _id_at(path: str, line: int, fields: dict | None) -> str:
+    """The record id on line `line` of the JSONL file `path` (read once, for a warning)."""
+    from .readers.jsonl import records_from_lines
+
+    with open(path, "rb") as f:
+        for n, data in enumerate(f, 1):
+            if n == line:
+                return next(iter(records_from_lines([data], path, n, fields)), None).id
+    return "?"  # pragma: no cover - the worker read that line
+
+
+def report_cut_offs(runs: list) -> None:
+    """W320 for every step a run cut off after repeated regex time-outs (`Evaluator.cut_off_report`)."""
+    for run in runs:
+        for where, strikes, skipped in sorted(run.cut_offs(), key=lambda c: (-c[2], c[0])):
+            warn("W320", "step(s) cut off after repeated regex time-outs or slow calls",
+                 f"{run.ruleset.name}: {where}, {strikes} strikes; {skipped:,} later records not tried, outcome error")
 
 
 def _umask() -> int:
@@ -206,6 +318,7 @@ class RulesetRun:
         self.keep = keep
         self.decisions: list[Decision] = []
         self.records: list[Record] = []
+        self.worker_cut_offs: list[tuple[str, int, int]] = []  # rulekit.parallel adds what its workers cut off
 
     def row(self, record: Record) -> bytes | tuple | None:
         """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
@@ -226,12 +339,22 @@ class RulesetRun:
             self.records.append(record)
         return row_bytes(decision) if self.write else b""
 
+    def cut_offs(self) -> list[tuple[str, int, int]]:
+        """(where, strikes, records not tried) of the steps this run cut off, workers' included."""
+        merged: dict[str, list[int]] = {}
+        for where, strikes, skipped in self.evaluator.cut_off_report() + self.worker_cut_offs:
+            entry = merged.setdefault(where, [0, 0])
+            entry[0] = max(entry[0], strikes)
+            entry[1] += skipped
+        return [(where, a, b) for where, (a, b) in merged.items()]
+
     def result(self, seed: int | None) -> Result:
         """The Result of this run (metrics computed from the accumulated counts)."""
         rs, acc = self.ruleset, self.acc
         eff = effective_seed(rs, seed)
         return Result(rs.name, fingerprint(rs.data, eff), eff, len(acc.correct), self.plan.metrics(acc),
-                      dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records)
+                      dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records,
+                      errors=dict(sorted(acc.errors.items(), key=lambda kv: -kv[1])))
 
 
 _ROW_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
@@ -277,10 +400,12 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
     `rulekit.parallel.evaluate_files` runs the same thing over worker processes.
     """
     runs = [RulesetRun(rs, seed, max_chars, keep, write=bool(output_dir)) for rs in rulesets]
+    audit = InputAudit()
     with ExitStack() as stack:
         writers = open_writers(stack, rulesets, output_dir)
         pairs = list(zip(runs, writers))
         for n, record in enumerate(records, 1):
+            audit.record(record)
             for run, writer in pairs:
                 line = run.row(record)
                 if line and writer is not None:
@@ -288,5 +413,7 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
             if on_progress is not None and n % 2000 == 0:
                 on_progress(n)
         results = [run.result(seed) for run in runs]
+        audit.report()  # under --strict a warning is an error: raised before any file is committed
+        report_cut_offs(runs)
         commit_writers(stack, writers, results)
     return results

@@ -33,7 +33,8 @@ from typing import Callable, Iterator
 from . import schema as S
 from .compiler import CompiledRuleset
 from .engine import MAX_CHARS
-from .evaluate import Result, RulesetRun, commit_writers, evaluate, open_writers, row_bytes
+from .evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
+                       report_cut_offs, row_bytes)
 from .errors import InputError
 from .readers import detect_format, read_records
 from .readers.jsonl import records_from_lines
@@ -112,6 +113,8 @@ class _Part:
     rows: list[list]    # per ruleset: decisions-file bytes, and (slot, id, section, options) where the parent draws
     accs: list          # metric Accumulator per ruleset
     error: InputError | None = None  # a bad line, numbered from the chunk's first line
+    audit: ChunkAudit | None = None  # the records' ids, missing golds and options (warnings W310-W312)
+    cut_offs: list | None = None     # per ruleset: the steps its evaluator cut off (Evaluator.cut_off_report)
 
 
 def _ignore_interrupts() -> None:
@@ -140,9 +143,11 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     rows: list[bytearray] = [bytearray() for _ in runs]
     n = 0
     targets = [(run.row, buf, segments) for run, buf, segments in zip(runs, rows, out)]
+    audit = ChunkAudit()
     try:
         for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
             n += 1
+            audit.record(record)
             for row_of, buf, segments in targets:
                 row = row_of(record)
                 if type(row) is bytes:
@@ -155,7 +160,8 @@ def _decide_chunk(chunk: Chunk) -> _Part:
         return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
         segments.append(bytes(buf))
-    return _Part(n, len(lines), out, [run.acc for run in runs])
+    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit,
+                 cut_offs=[run.evaluator.cut_off_report() for run in runs])
 
 
 def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
@@ -228,6 +234,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                 yield chunk
     _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
     done = 0
+    audit = InputAudit()
     lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
     try:
         with ExitStack() as stack:
@@ -238,7 +245,10 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     source = chunks_seen.popleft()
                     if part.error is not None:
                         raise _renumbered(part.error, paths[source], lines_before[source])
+                    audit.absorb(part.audit, paths[source], lines_before[source])
                     lines_before[source] += part.lines
+                    for run, cut in zip(runs, part.cut_offs):
+                        run.worker_cut_offs += cut
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
                             if writer is not None:
@@ -247,6 +257,8 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     if on_progress is not None:
                         on_progress(done)
             results = [run.result(seed) for run in runs]
+            audit.report(fields)  # under --strict a warning is an error: raised before any file is committed
+            report_cut_offs(runs)
             commit_writers(stack, writers, results)
     finally:
         _JOB = None

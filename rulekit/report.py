@@ -6,6 +6,7 @@ from typing import Any
 import orjson
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .evaluate import Result
 from .trace import OUTCOMES
@@ -46,7 +47,7 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         table.add_column(outcome, justify="right")
     table.add_column("fingerprint", style="dim")
     for r in results:
-        row = [r.ruleset, str(r.n), pct(r.metrics.get("accuracy"))]
+        row = [Text(r.ruleset), str(r.n), pct(r.metrics.get("accuracy"))]
         if show_expected:
             row.append(pct(r.metrics.get("expected_accuracy")))
         if show_score:
@@ -62,6 +63,9 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         if r.skipped:
             what = ", ".join(f"{n} {t}" for t, n in r.skipped.items())
             captions.append(f"{r.ruleset}: not scored (no section for them): {what}")
+        if r.errors:
+            captions.append(f"{r.ruleset}: errors by reason: " + "; ".join(
+                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
     if band and band.get("spread") is not None:
         captions.append(f"extraction band: {pct(band['min'])}–{pct(band['max'])} "
                         f"(spread {100 * band['spread']:.2f} points across {len(results)} rulesets)")

@@ -177,8 +177,17 @@ def scored_decision(kind: Any, pred: Any, record: Record, normalize: S.Normalize
         return Decision(record.id, pred, False, 0.0, "unresolved", step, message=problem, **extra)
     if problem is not None:
         return Decision(record.id, None, None, 0.0, "error", step,
-                        message=f"{problem} (prediction {_short(pred)})", **extra)
+                        message=f"{problem} (prediction {_short(pred)})", reason=_reason(problem), **extra)
     return Decision(record.id, pred, correct, score, outcome, step, **extra)
+
+
+def _reason(problem: str) -> str:
+    """A compare problem without the record's details, for the error summary: "compare `mra`",
+    "equivalent: MathTimeout" (the words before the first colon, and the kind of math error)."""
+    head, _, rest = str(problem).partition(":")
+    if head == "equivalent" and rest.strip():
+        return f"equivalent: {rest.split(':')[0].strip()}"[:60]
+    return head[:60]
 
 
 def _short(value: Any) -> str:

@@ -71,6 +71,7 @@ class Decision:
     message: str = ""
     trace: list[StepTrace] | None = None
     text: str = ""
+    reason: str = ""  # outcome `error`: why, without record details ("regex time limit in step `x`"), for summaries
 
     def as_row(self) -> dict:
         """The decisions-file row (DESIGN.md §5)."""

@@ -51,6 +51,8 @@ class MetricsPlan:
             tally = acc.by_type.get(r.question_type) or _tally(acc.by_type, r.question_type)
             tally.add(d)
             acc.outcomes[d.outcome] += 1
+            if d.outcome == "error":
+                acc.errors[d.reason] = acc.errors.get(d.reason, 0) + 1
             acc.correct.append(d.correct is True)
             return
         _count(acc, d, self.keys(r))
@@ -101,7 +103,7 @@ class MetricsPlan:
 class Accumulator:
     """Counts of one ruleset's decisions so far (picklable; see :class:`MetricsPlan`)."""
 
-    __slots__ = ("outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "correct")
+    __slots__ = ("outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "correct", "errors")
 
     def __init__(self, n_fields: int = 0, n_declared: int = 0):
         self.outcomes: dict[str, int] = {o: 0 for o in OUTCOMES}
@@ -111,6 +113,7 @@ class Accumulator:
         self.kept: list[tuple[Decision, Record]] = []
         self.skipped: dict[str, int] = {}  # records of a question type the ruleset has no section for
         self.correct = bytearray()  # 1/0 per decision, in input order: one byte a record, for bootstraps
+        self.errors: dict[str, int] = {}  # outcome `error`: count per reason (Decision.reason)
 
     @property
     def total(self) -> Tally:
@@ -127,7 +130,7 @@ class Accumulator:
 
     def merge(self, other: "Accumulator") -> None:
         """Add the counts of `other`, which saw the records right after these."""
-        for table, more in ((self.outcomes, other.outcomes), (self.skipped, other.skipped)):
+        for table, more in ((self.outcomes, other.outcomes), (self.skipped, other.skipped), (self.errors, other.errors)):
             for key, count in more.items():
                 table[key] = table.get(key, 0) + count
         for mine, theirs in zip([self.by_type, *self.by_field, *self.by_label],
@@ -140,6 +143,8 @@ class Accumulator:
 
 def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:
     acc.outcomes[d.outcome] = acc.outcomes.get(d.outcome, 0) + 1
+    if d.outcome == "error":
+        acc.errors[d.reason] = acc.errors.get(d.reason, 0) + 1
     _tally(acc.by_type, keys[0]).add(d)
     for buckets, key in zip(acc.by_field, keys[1]):
         _tally(buckets, key).add(d)
@@ -149,7 +154,7 @@ def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:
 
 def _slim(d: Decision) -> Decision:
     """The decision without trace or text (what group metrics keep)."""
-    return Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message))
+    return Decision(d.id, d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message), reason=d.reason)
 
 
 def _tally(buckets: dict[str, Tally], key: str) -> Tally:
