@@ -404,8 +404,12 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
     with ExitStack() as stack:
         writers = open_writers(stack, rulesets, output_dir)
         pairs = list(zip(runs, writers))
+        seen, check = audit.seen, audit.record
         for n, record in enumerate(records, 1):
-            audit.record(record)
+            if record.answer is None or not record.choices or hash(record.id) in seen:
+                check(record)  # something to warn about (or an open question): the audit looks closer
+            else:
+                seen.add(hash(record.id))
             for run, writer in pairs:
                 line = run.row(record)
                 if line and writer is not None:

@@ -113,6 +113,8 @@ class _Build(Transformer):
         self.allow_candidate = allow_candidate
 
     def number(self, tok):
+        if len(tok) > MAX_DIGITS:
+            raise _NameProblem(tok, f"number of {len(tok):,} digits; the limit is {MAX_DIGITS}", [], code="E204")
         value = float(tok) if "." in tok else int(tok)
         fn = lambda env: value  # noqa: E731
         fn.constant = value  # type: ignore[attr-defined]  (read by `compare`)
@@ -174,6 +176,8 @@ class _Build(Transformer):
         fn = _ARITH[str(op)]
         if str(op) == "*":
             return lambda env: _bounded_mul(a(env), b(env))
+        if str(op) == "+":
+            return lambda env: _bounded(a(env) + b(env))
         return lambda env: fn(a(env), b(env))
 
     def compare(self, a, op, b):
@@ -183,7 +187,7 @@ class _Build(Transformer):
             # `words > 5` needs to count words only up to 7: split at most that many times
             # (min(words, n + 2) compares with n as words does)
             n = b.constant if words_left else a.constant
-            most = max(n + 1, 0)
+            most = min(max(n + 1, 0), 1 << 62)  # str.split's maxsplit is a C size: a bigger n counts all words
             if words_left:
                 return lambda env: fn(len(env.text.split(None, most)), n)
             return lambda env: fn(n, len(env.text.split(None, most)))
@@ -205,14 +209,36 @@ class _Build(Transformer):
         return lambda env: a(env) or b(env)
 
 
-MAX_REPEAT = 100_000
+# Size limits of conditions (untrusted data): README "Rulesets are untrusted data" documents them.
+MAX_REPEAT = 100_000      # items in a string or list a condition builds (`*` repetition, `+` concatenation)
+MAX_INT_BITS = 4096       # bits of an integer a condition computes (a product of products cannot grow without end)
+MAX_DIGITS = 100          # digits of a number literal (E204)
+MAX_CONDITION = 10_000    # characters of one condition (E204)
+
+
+class OverLimit(ValueError):
+    """A condition's value went over a size limit (a ValueError: per record, outcome `error`)."""
+
+
+def _bounded(value):
+    """`value`, unless it is a string or list over MAX_REPEAT items or an integer over MAX_INT_BITS bits
+    (ValueError: the record's outcome becomes `error`; a condition without variables fails at load)."""
+    if isinstance(value, (str, list)):
+        if len(value) > MAX_REPEAT:
+            raise OverLimit(f"a value longer than {MAX_REPEAT:,} items")
+    elif type(value) is int and value.bit_length() > MAX_INT_BITS:
+        raise OverLimit(f"a number over {MAX_INT_BITS} bits")
+    return value
 
 
 def _bounded_mul(a, b):
-    """`*`, except that repeating a string or list is capped (a condition cannot allocate gigabytes)."""
+    """`*`, except that repeating a string or list is capped before it is built (a condition cannot
+    allocate gigabytes), and so are integer products."""
     for seq, n in ((a, b), (b, a)):
         if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * max(n, 0) > MAX_REPEAT:
-            raise ValueError(f"repetition longer than {MAX_REPEAT:,} items")
+            raise OverLimit(f"repetition longer than {MAX_REPEAT:,} items")
+    if type(a) is int and type(b) is int and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
+        raise OverLimit(f"a product over {MAX_INT_BITS} bits")
     return a * b
 
 
@@ -224,15 +250,24 @@ def _safe_cmp(fn, a, b):
 
 
 class _NameProblem(Exception):
-    def __init__(self, tok: Token, message: str, close: list[str]):
+    def __init__(self, tok: Token, message: str, close: list[str], code: str = "E201"):
         super().__init__(message)
-        self.tok, self.message, self.close = tok, message, close
+        self.tok, self.message, self.close, self.code = tok, message, close, code
+
+
+class _Constant:
+    """The environment a condition without variables is tried in at load time (text functions see "")."""
+
+    text = ""
 
 
 def compile_condition(source: str, loc: Loc | None = None, *, where: bool = False) -> Condition:
     """Parse and compile a condition; errors carry the position inside the ruleset file."""
     if not isinstance(source, str):
         source = str(source).lower() if isinstance(source, bool) else str(source)
+    if len(source) > MAX_CONDITION:
+        raise ExpressionError(f"condition of {len(source):,} characters; the limit is {MAX_CONDITION:,}", loc,
+                              code="E204")
     names: set[str] = set()
     try:
         tree = _parser().parse(source)
@@ -240,6 +275,8 @@ def compile_condition(source: str, loc: Loc | None = None, *, where: bool = Fals
     except VisitError as exc:
         inner = exc.orig_exc
         if isinstance(inner, _NameProblem):
+            if inner.code != "E201":
+                raise ExpressionError(inner.message, _shift(loc, inner.tok.column), code=inner.code) from None
             hint = f"did you mean `{inner.close[0]}`?" if inner.close else "see `rulekit vocabulary` for the names"
             raise ExpressionError(inner.message, _shift(loc, inner.tok.column), help=hint, code="E201") from None
         raise
@@ -248,7 +285,18 @@ def compile_condition(source: str, loc: Loc | None = None, *, where: bool = Fals
                               help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
     except RecursionError:
         raise ExpressionError("condition nested too deeply", loc, code="E203") from None
+    if not names:  # no variables: a value over the size limits is the same for every record, so say so now
+        try:
+            fn(_Constant())
+        except OverLimit as exc:
+            raise ExpressionError(f"condition `{_clip(source)}`: {exc}", loc, code="E204") from None
+        except Exception:  # a type error and the like: the engine reports it per record, as before
+            pass
     return Condition(source, fn, names)
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 def _shift(loc: Loc | None, column: int | None) -> Loc | None:

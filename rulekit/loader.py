@@ -203,6 +203,8 @@ def read_yaml(path: Path) -> Any:
     try:
         node = compose(text, file)
     except RulesetError as exc:
+        if not errors:
+            raise
         raise ErrorGroup(errors + [exc]) from None
     if node is None:
         raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")

@@ -263,7 +263,7 @@ class RandomOptionSpec(Word):
     `extra` adds letters to draw from (VLMEvalKit draws from the options plus `Z`)."""
 
     order: Literal["per-item", "stream"] = "per-item"
-    seed: int = 0
+    seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
     extra: list[str] = []
 
 
@@ -620,6 +620,8 @@ class Ruleset(Word):
     def _name(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the ruleset needs a name")
+        if len(value) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ValueError("a ruleset name is one line of at most 200 characters, without control characters")
         return value
 
 

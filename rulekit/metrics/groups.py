@@ -144,6 +144,18 @@ class WholeSpec(BaseModel):
         return v
 
 
+def _whole(pattern, text: str, record) -> bool:
+    """Does the `whole` pattern match this row's field (`re.search`), within the regex time limit?"""
+    from ..compiler import RegexTimeout, _timed
+    from ..errors import RulekitError
+
+    try:
+        return _timed(pattern.search, text) is not None
+    except RegexTimeout:
+        raise RulekitError(f"metrics `groups: whole: pattern` ran past the regex time limit on record `{record.id}`",
+                           help="simplify the pattern", code="E120") from None
+
+
 class GroupSpec(BaseModel):
     """How to form groups and what to report (the `groups:` section of a ruleset).
 
@@ -405,8 +417,11 @@ def group_metrics(spec: GroupSpec, decisions: Sequence[Decision],
     n = len(pairs)
     correct = [d.correct is True for d, _ in pairs]
     unresolved = [d.outcome == "unresolved" for d, _ in pairs]
-    whole_re = re.compile(spec.whole.pattern) if spec.whole is not None else None
-    is_whole = ([bool(whole_re.search(_text(r.field(spec.whole.field)))) for _, r in pairs]  # type: ignore[union-attr]
+    whole_re = None
+    if spec.whole is not None:  # a ruleset's regex: compiled within the size limits, run with the time limit
+        from ..compiler import _compile_regex
+        whole_re = _compile_regex(spec.whole.pattern, None)
+    is_whole = ([_whole(whole_re, _text(r.field(spec.whole.field)), r) for _, r in pairs]  # type: ignore[union-attr]
                 if whole_re is not None else [False] * n)
     labels = [_hashable(r.field(spec.role)) for _, r in pairs] if spec.role else [None] * n
     buckets = ([group_key(r.field(spec.breakdown)) for _, r in pairs]
