@@ -4,6 +4,7 @@ Each fixture in tests/fixtures/bad/NAME.yaml has its exact rendered message in N
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,11 @@ def test_a_huge_reply_is_an_error_outcome_not_a_memory_problem(tmp_path):
     data.write_text(json.dumps({"id": "big", "response": "B " * 3000, "choices": {"A": "x", "B": "y"}, "answer": "B"}) + "\n")
     result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit", str(data), "--max-chars", "100", "--format", "json"])
     assert json.loads(result.stdout)["results"][0]["outcomes"]["error"] == 1
+
+
+def test_readme_lists_every_code_with_its_meaning():
+    from rulekit.errors import ERROR_CODES
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([EW]\d+)` \| (.*) \|$", readme, flags=re.M))
+    assert rows == ERROR_CODES
