@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import signal
+import stat
 import sys
 from pathlib import Path
 
@@ -108,11 +110,29 @@ def _unique(loaded: list) -> list:
 def _paths(inputs: tuple[str, ...]) -> list[str]:
     from .data import sample_path
 
-    paths = list(inputs) or [str(sample_path())]
+    paths = list(inputs)
+    if not paths:
+        paths = [str(sample_path())]
+        note = f"note: no INPUT given: scoring the bundled sample ({paths[0]})"
+        if _stdin_has_data():
+            note += "; stdin is not read unless you pass - as INPUT"
+        _ERR.print(note)
     for p in paths:
         if p != "-" and not Path(p).exists():
             raise UsageError(f"input file not found: {p}", code="E401")
     return paths
+
+
+def _stdin_has_data() -> bool:
+    """True when stdin is a pipe or a non-empty file (data piped in that a bare run would ignore).
+
+    Without INPUT rulekit scores the bundled sample and never reads stdin: a pipe held open by a
+    harness would otherwise block the run, and whether a pipe "has data yet" is a race."""
+    try:
+        st = os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_size > 0)
 
 
 def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
@@ -185,12 +205,12 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     from .evaluate import evaluate
     from .judge import judges_of, prepare_eval
     from .parallel import evaluate_files, why_sequential
-    from .readers import parse_field_map
+    from .readers import parse_field_map, read_records
     from .report import print_results
 
     loaded = _load(rulesets)
     paths, field_map = _paths(inputs), parse_field_map(fields)
-    prepared = prepare_eval(loaded, _records(inputs, fields), seed, _out(), **judge)  # judge: overrides, dry run, prefetch
+    prepared = prepare_eval(loaded, read_records(paths, field_map), seed, _out(), **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
     loaded, records = prepared

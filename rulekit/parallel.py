@@ -36,7 +36,7 @@ from .engine import MAX_CHARS
 from .evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
                        report_cut_offs, row_bytes)
 from .errors import InputError
-from .readers import detect_format, read_records
+from .readers import detect_format, is_stream, read_records
 from .readers.jsonl import records_from_lines
 from .trace import Decision
 
@@ -92,7 +92,7 @@ def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | N
     if "fork" not in multiprocessing.get_all_start_methods():
         return "this platform cannot fork worker processes"
     for path in paths:
-        if path == "-" or detect_format(path) != "jsonl":
+        if is_stream(path) or detect_format(path) != "jsonl":
             return f"{path} is not a plain JSONL file"
         with open(path, "rb") as f:
             if f.read(2) == b"\x1f\x8b":

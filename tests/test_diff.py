@@ -150,7 +150,7 @@ def test_mcnemar_and_categories_by_hand(hand_case):
 def test_cli_json_on_the_bundled_sample():
     result = CliRunner().invoke(main, ["diff", "-r", "lmms-eval", "-r", "vlmevalkit", "--format", "json", "--seed", "0"])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert {"a", "b", "n", "disagree", "summary"} == set(report)
     assert (report["a"], report["b"]) == ("lmms-eval", "vlmevalkit")
     assert SUMMARY_KEYS <= set(report["summary"])

@@ -6,20 +6,31 @@ records; MMEvalPro output auto-detected), ``mmevalpro``, ``csv``, ``tsv``, ``vlm
 (VLMEvalKit prediction .xlsx/.tsv), ``parquet``, ``xlsx``. Any file may be gzipped. The format
 comes from the extension (``.jsonl``/``.ndjson``, ``.json``, ``.csv``, ``.tsv``, ``.parquet``,
 ``.xlsx``, each optionally + ``.gz``), else from the first bytes of the file.
+
+A stream (``-`` for stdin, a FIFO, ``/dev/stdin``, a process substitution) is opened once: its
+first bytes are read ahead for detection and replayed to the reader, so nothing is lost. JSONL,
+JSON and CSV/TSV streams are read as they come; parquet and .xlsx need a seekable file, so such a
+stream is first copied to an anonymous temporary file.
 See each module's docstring for its field mapping.
 """
 from __future__ import annotations
 
+import gzip
+import io
 import os
-from typing import Iterable, Iterator
+import shutil
+import stat
+import sys
+import tempfile
+from typing import IO, Iterable, Iterator
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..records import Record
-from .jsonl import OUR_FIELDS, open_bytes, read_jsonl
+from .jsonl import OUR_FIELDS, READ_ERRORS, corrupt, open_bytes, read_jsonl
 from .mmevalpro import read_json
 from .table import read_csv, read_parquet, read_xlsx
 
-__all__ = ["FORMATS", "detect_format", "parse_field_map", "read_records"]
+__all__ = ["FORMATS", "detect_format", "is_stream", "open_stream", "parse_field_map", "read_records"]
 
 FORMATS = ("jsonl", "lmms-eval", "json", "mmevalpro", "csv", "tsv", "vlmevalkit", "parquet",
            "xlsx")
@@ -27,18 +38,97 @@ _EXT = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", "
         ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 
 
-def detect_format(path: str) -> str:
-    """Format name of `path` from its extension (a trailing .gz ignored), else from its content."""
+def is_stream(path: str) -> bool:
+    """True for stdin (``-``) and any path that is not a regular file (a FIFO, ``/dev/stdin``,
+    ``<(...)``): it can be read once only, so it must not be opened twice."""
+    if path == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # the reader reports it
+
+
+class _Replay(io.RawIOBase):
+    """A one-shot stream whose first bytes (`head`) were read ahead: they come back first."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]):
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if self._rest is not sys.stdin.buffer:
+            self._rest.close()
+        super().close()
+
+
+def open_stream(path: str) -> IO[bytes]:
+    """Open the stream `path` once (``-`` is stdin) as a buffered reader that supports `peek`,
+    transparently gunzipping; the bytes read ahead for this are replayed, not lost."""
+    try:
+        raw = sys.stdin.buffer if path == "-" else open(path, "rb", buffering=0)
+    except OSError as e:
+        raise InputError(f"cannot open {path}: {e.strerror or e}") from None
+    head = b""
+    while len(head) < 2:
+        chunk = raw.read(4096)
+        if not chunk:
+            break
+        head += chunk
+    f: IO[bytes] = io.BufferedReader(_Replay(head, raw))
+    if head[:2] == b"\x1f\x8b":
+        f = gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[assignment]
+    return f
+
+
+def _spooled(f: IO[bytes], name: str) -> IO[bytes]:
+    """A seekable copy of the stream `f` in an anonymous temporary file (deleted on close)."""
+    tmp = tempfile.TemporaryFile(prefix="rulekit-stream-")
+    try:
+        shutil.copyfileobj(f, tmp, 1 << 20)
+    except READ_ERRORS as e:
+        tmp.close()
+        raise corrupt(name, e) from None
+    finally:
+        f.close()
+    tmp.seek(0)
+    return tmp
+
+
+def detect_format(path: str, stream: IO[bytes] | None = None) -> str:
+    """Format name of `path` from its extension (a trailing .gz ignored), else from its content
+    (for a stream opened by `open_stream`, from a `peek` at it that consumes nothing)."""
     name = path.lower()
     if name.endswith(".gz"):
         name = name[:-3]
     ext = os.path.splitext(name)[1]
     if ext in _EXT:
         return _EXT[ext]
-    if path == "-":
+    if stream is not None:
+        try:
+            head = stream.peek(4096)[:4096]  # type: ignore[attr-defined]
+        except READ_ERRORS as e:
+            raise corrupt("<stdin>" if path == "-" else path, e) from None
+    elif path == "-":
         return "jsonl"
-    with open_bytes(path) as f:
-        head = f.read(4096)
+    else:
+        with open_bytes(path) as f:
+            try:
+                head = f.read(4096)
+            except READ_ERRORS as e:
+                raise corrupt(path, e) from None
     if head.startswith(b"PAR1"):
         return "parquet"
     if head.startswith(b"PK\x03\x04"):
@@ -90,19 +180,23 @@ def read_records(paths: list[str], fields: dict[str, str] | None = None,
         parse_field_map(f"{k}={v}" for k, v in fields.items())
     for p in paths:
         path = os.fspath(p)
-        kind = fmt or detect_format(path)
+        f = open_stream(path) if is_stream(path) else None
+        kind = fmt or detect_format(path, f)
         lmms = kind == "lmms-eval"
         if lmms:
-            kind = "json" if detect_format(path) == "json" else "jsonl"
+            kind = "json" if detect_format(path, f) == "json" else "jsonl"
         elif kind == "vlmevalkit":
-            kind = "xlsx" if detect_format(path) == "xlsx" else "tsv"
+            kind = "xlsx" if detect_format(path, f) == "xlsx" else "tsv"
+        name = "<stdin>" if path == "-" else path
+        if f is not None and kind in ("parquet", "xlsx"):
+            f = _spooled(f, name)
         if kind == "jsonl":
-            yield from read_jsonl(path, fields, lmms=True if lmms else None)
+            yield from read_jsonl(path, fields, lmms=True if lmms else None, f=f)
         elif kind in ("json", "mmevalpro"):
-            yield from read_json(path, fields, "lmms-eval" if lmms else kind)
+            yield from read_json(name, fields, "lmms-eval" if lmms else kind, f=f)
         elif kind in ("csv", "tsv"):
-            yield from read_csv(path, fields, "\t" if kind == "tsv" else ",")
+            yield from read_csv(name, fields, "\t" if kind == "tsv" else ",", f=f)
         elif kind == "parquet":
-            yield from read_parquet(path, fields)
+            yield from read_parquet(name, fields, f=f)
         else:
-            yield from read_xlsx(path, fields)
+            yield from read_xlsx(name, fields, f=f)

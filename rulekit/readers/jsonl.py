@@ -35,11 +35,12 @@ import ast
 import gzip
 import math
 import sys
+import zlib
 from typing import IO, Any, Iterable, Iterator
 
 import orjson
 
-from ..errors import InputError, Loc
+from ..errors import CorruptInput, InputError, Loc
 from ..records import MULTIPLE_CHOICE, OPEN, QUESTION_TYPES, Record
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -71,6 +72,19 @@ def open_bytes(path: str) -> IO[bytes]:
     if f.peek(2)[:2] == b"\x1f\x8b":
         return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
     return f
+
+
+READ_ERRORS = (OSError, EOFError, zlib.error)  # what a truncated or corrupt (gzip) stream raises
+
+
+def corrupt(path: str, e: BaseException, line: int = 0, unit: str = "line") -> CorruptInput:
+    """The E301 error for a file that broke off while read: `line` is the last line (or row, per
+    `unit`) read in full, 0 when it broke before the first."""
+    what = str(e) or type(e).__name__
+    after = f" after {unit} {line}" if line > 0 else ""
+    return CorruptInput(f"the file is truncated or corrupt{after}: {what}",
+                        loc=Loc(path, line, 0) if line > 0 else Loc(path, 0, 0),
+                        help="re-download or re-export it; a gzip file can be checked with `gzip -t`")
 
 
 def is_blank(value: Any) -> bool:
@@ -326,29 +340,45 @@ def _converted_record(obj: Any, fields: dict[str, str] | None, path: str, line: 
 # ---------------------------------------------------------------- reader
 
 def read_jsonl(path: str, fields: dict[str, str] | None = None,
-               lmms: bool | None = None) -> Iterator[Record]:
+               lmms: bool | None = None, f: IO[bytes] | None = None) -> Iterator[Record]:
     """Stream Records from a JSONL file (optionally gzipped) in constant memory.
 
     Each line is our schema or an lmms-eval --log_samples line (detected per line unless `lmms`
     forces it). Blank lines are skipped; a line that is not valid JSON raises InputError at
-    ``path:LINE``.
+    ``path:LINE``. `f`, when given, is the already opened stream of `path` (a pipe, stdin).
     """
-    f = open_bytes(path)
+    f = f if f is not None else open_bytes(path)
     name = "<stdin>" if path == "-" else path
+    lines = _Counted(f)
     try:
-        yield from records_from_lines(f, name, 1, fields, lmms)
-    except (OSError, EOFError) as e:  # truncated or corrupt gzip
-        raise InputError(f"cannot read {name}: {e}") from None
+        yield from records_from_lines(lines, name, 1, fields, lmms)
+    except READ_ERRORS as e:  # truncated or corrupt gzip
+        raise corrupt(name, e, lines.n) from None
     finally:
         if f is not sys.stdin.buffer:
             f.close()
 
 
+class _Counted:
+    """The lines of a binary stream, counting them (where a truncated file broke off)."""
+
+    def __init__(self, f: IO[bytes]):
+        self._f, self.n = f, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._f:
+            yield line
+            self.n += 1
+
+
 def _json_error(line: bytes, name: str, n: int) -> InputError:
     """The InputError for a line that is not valid JSON, its column counted in the line itself
     (without its line end, which orjson would count as the start of a second line)."""
+    end = len(line)
+    while end and line[end - 1] in b"\r\n":
+        end -= 1
     try:
-        orjson.loads(line.rstrip(b"\r\n"))
+        orjson.loads(memoryview(line)[:end])  # a view: a 500 MB line is not copied again
     except orjson.JSONDecodeError as e:
         return InputError(f"invalid JSON: {e.msg}", loc=Loc(name, n, e.colno))
     return InputError("invalid JSON", loc=Loc(name, n, 0))  # pragma: no cover - the line failed above

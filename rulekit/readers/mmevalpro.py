@@ -15,13 +15,13 @@ loaded whole (not streamed). Record.where is ``file#N`` (1-based position in the
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 import orjson
 
 from ..errors import InputError, Loc
 from ..records import MULTIPLE_CHOICE, Record
-from .jsonl import fail, is_lmms, make_record, open_bytes, record_from_obj
+from .jsonl import READ_ERRORS, corrupt, fail, is_lmms, make_record, open_bytes, record_from_obj
 
 BENCHMARK = "MMEvalPro"
 _MAPPED = {"index", "model_output", "answer", "choices", "question"}
@@ -42,13 +42,14 @@ def mmevalpro_base(obj: dict) -> tuple[dict, dict]:
     return base, {k: v for k, v in obj.items() if k not in _MAPPED}
 
 
-def load_json(path: str) -> Any:
-    """Decode a whole JSON file (optionally gzipped); InputError with line:column when invalid."""
-    with open_bytes(path) as f:
+def load_json(path: str, f: IO[bytes] | None = None) -> Any:
+    """Decode a whole JSON file (optionally gzipped, or the opened stream `f` named `path`);
+    InputError with line:column when invalid."""
+    with f if f is not None else open_bytes(path) as f:
         try:
             data = f.read()
-        except (OSError, EOFError) as e:
-            raise InputError(f"cannot read {path}: {e}") from None
+        except READ_ERRORS as e:
+            raise corrupt(path, e) from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -58,10 +59,10 @@ def load_json(path: str) -> Any:
 
 
 def read_json(path: str, fields: dict[str, str] | None = None,
-              fmt: str | None = None) -> Iterator[Record]:
+              fmt: str | None = None, f: IO[bytes] | None = None) -> Iterator[Record]:
     """Records from a JSON file: MMEvalPro output (auto-detected or `fmt="mmevalpro"`), or an
     array of our-schema / lmms-eval objects (`fmt="lmms-eval"` forces the lmms-eval mapping)."""
-    data = load_json(path)
+    data = load_json(path, f)
     if isinstance(data, dict):
         if isinstance(data.get("logs"), list):
             data = data["logs"]

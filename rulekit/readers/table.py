@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
-from ..errors import InputError
+from ..errors import InputError, Loc, RulekitError, warn
 from ..records import Record
-from .jsonl import LETTERS, fail, is_blank, make_record, open_bytes
+from .jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
 
 _SKIP = {"id", "index", "response", "prediction", "answer", "choices", "question_type",
          "question", "benchmark", "model", "meta", "image"}
@@ -78,14 +78,15 @@ def _records(rows: Iterable[tuple[int, dict]], fields: dict[str, str] | None, pa
 
 
 def read_csv(path: str, fields: dict[str, str] | None = None,
-             delimiter: str = ",") -> Iterator[Record]:
+             delimiter: str = ",", f: IO[bytes] | None = None) -> Iterator[Record]:
     """Stream Records from a CSV (or, with ``delimiter="\\t"``, TSV) file with a header row.
 
     Also reads VLMEvalKit prediction TSVs. A row whose cell count differs from the header's
     raises InputError at its line.
     """
     csv.field_size_limit(2**31 - 1)  # VLMEvalKit TSVs may carry base64 images
-    with io.TextIOWrapper(open_bytes(path), encoding="utf-8-sig", newline="") as f:
+    with io.TextIOWrapper(f if f is not None else open_bytes(path), encoding="utf-8-sig",
+                          newline="") as f:
         reader = csv.reader(f, delimiter=delimiter)
         try:
             header = next(reader, None)
@@ -103,51 +104,95 @@ def read_csv(path: str, fields: dict[str, str] | None = None,
         except (csv.Error, UnicodeDecodeError) as e:
             raise fail(f"cannot parse {'TSV' if delimiter == chr(9) else 'CSV'}: {e}",
                        path, max(reader.line_num, 1), "") from None
+        except READ_ERRORS as e:
+            raise corrupt(path, e, reader.line_num) from None
 
 
-def read_parquet(path: str, fields: dict[str, str] | None = None) -> Iterator[Record]:
-    """Stream Records from a parquet file, batch by batch (pyarrow)."""
+def read_parquet(path: str, fields: dict[str, str] | None = None,
+                 f: IO[bytes] | None = None) -> Iterator[Record]:
+    """Stream Records from a parquet file (or the seekable file `f` named `path`), batch by batch
+    (pyarrow)."""
     import pyarrow.parquet as pq
 
+    import pyarrow as pa
+
     try:
-        pf = pq.ParquetFile(path)
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read parquet file {path}: {e}") from None
+        pf = pq.ParquetFile(f if f is not None else path)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        raise corrupt(path, e) from None
 
     def rows() -> Iterator[tuple[int, dict]]:
         n = 0
-        for batch in pf.iter_batches(batch_size=4096):
-            for row in batch.to_pylist():
-                n += 1
-                yield n, row
+        try:
+            for batch in pf.iter_batches(batch_size=4096):
+                for row in batch.to_pylist():
+                    n += 1
+                    yield n, row
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise corrupt(path, e, n, "row") from None
 
     return _records(rows(), fields, path, False)
 
 
-def read_xlsx(path: str, fields: dict[str, str] | None = None) -> Iterator[Record]:
-    """Stream Records from the first sheet of an .xlsx file (VLMEvalKit predictions); needs
-    openpyxl, else InputError with an install hint."""
+def _warn_uncached_formulas(ws: Any, path: str) -> None:
+    """W313 for the sheet's formula cells that carry no cached value: openpyxl (like pandas) reads
+    them as empty, so a `prediction` computed by a formula and saved by a tool that does not
+    evaluate formulas would silently score as an empty reply. One streaming pass over the sheet's XML."""
+    import xml.etree.ElementTree as ET
+
+    archive, member = getattr(ws.parent, "_archive", None), getattr(ws, "_worksheet_path", None)
+    if archive is None or member is None:  # another openpyxl layout: nothing to check against
+        return
+    ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    count, first = 0, ""
+    with archive.open(member) as src:
+        for _, elem in ET.iterparse(src, events=("end",)):
+            if elem.tag == ns + "c":
+                v = elem.find(ns + "v")
+                if elem.find(ns + "f") is not None and (v is None or v.text is None):
+                    count += 1
+                    first = first or str(elem.get("r", "?"))
+                elem.clear()
+            elif elem.tag == ns + "row":
+                elem.clear()
+    if count:
+        row = int("".join(ch for ch in first if ch.isdigit()) or 0)
+        warn("W313", "formula cells without a cached value, read as empty", f"cell {first}",
+             Loc(path, row, 0), count)
+
+
+def read_xlsx(path: str, fields: dict[str, str] | None = None,
+              f: IO[bytes] | None = None) -> Iterator[Record]:
+    """Stream Records from the first sheet of an .xlsx file (or the seekable file `f` named
+    `path`; VLMEvalKit predictions); needs openpyxl, else InputError with an install hint."""
     try:
         import openpyxl
     except ImportError:
         raise InputError(f"{path}: reading .xlsx files needs the optional package openpyxl",
                          help="pip install openpyxl  (or save the sheet as .tsv)") from None
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as e:  # openpyxl raises many types for a bad file
-        raise InputError(f"cannot read .xlsx file {path}: {e}") from None
+        wb = openpyxl.load_workbook(f if f is not None else path, read_only=True, data_only=True)
+    except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
+        raise corrupt(path, e) from None
 
     def rows() -> Iterator[tuple[int, dict]]:
+        n = 0
         try:
+            _warn_uncached_formulas(wb.active, path)
             it = wb.active.iter_rows(values_only=True)
             header = next(it, None)
             if header is None:
                 return
+            n = 1
             cols = [(i, h) for i, h in enumerate(header) if h is not None]
             for n, cells in enumerate(it, 2):
                 if all(is_blank(c) or c == "" for c in cells):
                     continue
                 yield n, {h: cells[i] if i < len(cells) else None for i, h in cols}
+        except RulekitError:  # W313 under --strict, a bad record
+            raise
+        except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
+            raise corrupt(path, e, n, "row") from None
         finally:
             wb.close()
 
