@@ -84,6 +84,7 @@ class RulekitError(Exception):
     """Base class of every error rulekit reports to a user (exit code 2)."""
 
     code = "E000"
+    show_excerpt = True  # False where the located file is not text (a gzip, xlsx or parquet file)
 
     def __init__(self, message: str, loc: Loc | None = None, help: str | None = None,
                  code: str | None = None):
@@ -98,7 +99,7 @@ class RulekitError(Exception):
         """The full user-facing message, with source excerpt and caret when the file is known."""
         head = f"{self.loc}: " if self.loc else ""
         out = [f"{head}error[{self.code}]: {self.message}"]
-        excerpt = _excerpt(self.loc)
+        excerpt = _excerpt(self.loc) if self.show_excerpt else []
         if excerpt:
             out.extend(excerpt)
         if self.help:
@@ -125,6 +126,14 @@ class InputError(RulekitError):
     """A malformed input record or file."""
 
     code = "E300"
+
+
+class CorruptInput(InputError):
+    """An input file that ends early or is damaged (truncated gzip, broken .xlsx XML, a parquet
+    file without its footer): located at the last line or row read, without an excerpt."""
+
+    code = "E301"
+    show_excerpt = False
 
 
 class UsageError(RulekitError):
@@ -189,16 +198,76 @@ def warn(code: str, what: str, first: str = "", loc: Loc | None = None, count: i
     WARNINGS.warn(code, what, first, loc, count)
 
 
+EXCERPT_WINDOW = 60  # characters of the offending line shown on each side of the column
+_CONTROL = dict.fromkeys([*range(0x20), 0x7f, *range(0x80, 0xa0)], "\ufffd")
+del _CONTROL[0x09]  # a tab stays a tab (E104 points at it)
+
+
+def _line_window(path: str, line: int, col: int) -> tuple[str, int, bool, bool] | None:
+    """(text, caret index, cut before?, cut after?) of a window of at most 2 x EXCERPT_WINDOW
+    characters of line `line` of `path` around column `col`, read as a stream: a 500 MB line costs
+    a scan, never a copy. Undecodable bytes show as U+FFFD; None when the file or line is absent."""
+    import codecs
+
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return None
+    with f:
+        if f.read(4).startswith((b"\x1f\x8b", b"PK\x03\x04", b"PAR1")):
+            return None  # gzip, xlsx (zip) or parquet: no text line to show
+        f.seek(0)
+        n, chunk, rest = 1, b"", b""
+        while n < line:  # skip to the line's start
+            chunk = f.read(1 << 20)
+            if not chunk:
+                return None
+            i = -1
+            while n < line:
+                i = chunk.find(b"\n", i + 1)
+                if i < 0:
+                    break
+                n += 1
+            rest = chunk[i + 1:] if n == line else b""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        before, after, seen, cut_after = "", "", 0, False
+        want = max(col - 1, 0)
+        data = rest or f.read(1 << 16)
+        if not data:
+            return None  # the file ends before this line
+        while True:
+            end = data.find(b"\n")
+            text = decoder.decode(data if end < 0 else data[:end], final=end >= 0 or not data)
+            if seen < want:
+                take = text[:want - seen]
+                before = (before + take)[-EXCERPT_WINDOW:]
+                seen += len(take)
+                text = text[len(take):]
+            if seen >= want:
+                after += text
+                if len(after) > EXCERPT_WINDOW:
+                    after, cut_after = after[:EXCERPT_WINDOW], True
+                    break
+            if end >= 0 or not data:
+                break
+            data = f.read(1 << 16)
+    cut_before = seen > len(before)
+    text = (before + after).translate(_CONTROL).rstrip("\r")
+    return text, len(before), cut_before, cut_after
+
+
 def _excerpt(loc: Loc | None) -> list[str]:
+    """The gutter, the offending line (a window around the column, control characters replaced)
+    and a caret under the column."""
     if loc is None or loc.line <= 0:
         return []
-    try:
-        lines = Path(loc.file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+    window = _line_window(loc.file, loc.line, loc.col)
+    if window is None:
         return []
-    if loc.line > len(lines):
-        return []
-    text = lines[loc.line - 1]
+    text, caret, cut_before, cut_after = window
+    if cut_before:
+        text, caret = "…" + text, caret + 1
+    if cut_after:
+        text += "…"
     gutter = str(loc.line)
-    return [f"{' ' * len(gutter)} |", f"{gutter} | {text}",
-            f"{' ' * len(gutter)} | {' ' * max(loc.col - 1, 0)}^"]
+    return [f"{' ' * len(gutter)} |", f"{gutter} | {text}", f"{' ' * len(gutter)} | {' ' * caret}^"]
