@@ -115,8 +115,21 @@ class JudgeCache:
         self._lock = threading.Lock()
         self.conn: sqlite3.Connection | None = None
 
+    def _broken(self, e: Exception) -> RulekitError:
+        """E502 for a cache file that is not a readable SQLite database."""
+        return RulekitError(f"the judge cache {self.path} is not a readable SQLite database ({e})", code="E502",
+                            help="move it aside (the judge is then asked again) or pass another --judge-cache")
+
     def _connect(self, create: bool) -> sqlite3.Connection | None:
-        """Open the database on first use; a missing file is created only to store a reply."""
+        """Open the database on first use; a missing file is created only to store a reply. A file that
+        is not a SQLite database raises E502."""
+        try:
+            return self._open(create)
+        except sqlite3.DatabaseError as e:
+            self.close()
+            raise self._broken(e) from None
+
+    def _open(self, create: bool) -> sqlite3.Connection | None:
         if self.conn is None:
             if not self.path.exists() and not create:
                 return None
@@ -129,6 +142,8 @@ class JudgeCache:
                 self.conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, "
                                   "prompt TEXT, attempt INTEGER, reply TEXT, created REAL)")
                 self.conn.commit()
+            else:
+                self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
         return self.conn
 
     @staticmethod
@@ -145,16 +160,23 @@ class JudgeCache:
                 return None
             try:
                 row = conn.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-            except sqlite3.OperationalError:  # an empty file opened read-only: no table yet
-                return None
+            except sqlite3.OperationalError as e:
+                if "no such table" in str(e):  # an empty file opened read-only: no table yet
+                    return None
+                raise self._broken(e) from None
+            except sqlite3.DatabaseError as e:
+                raise self._broken(e) from None
         return row[0] if row else None
 
     def put(self, key: str, model: str, prompt: str, attempt: int, reply: str) -> None:
         """Store one reply (committed at once)."""
         with self._lock:
-            self._connect(create=True).execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
-                              (key, model, prompt, attempt, reply, time.time()))
-            self.conn.commit()
+            try:
+                self._connect(create=True).execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
+                                                   (key, model, prompt, attempt, reply, time.time()))
+                self.conn.commit()
+            except sqlite3.DatabaseError as e:
+                raise self._broken(e) from None
 
     def close(self) -> None:
         """Close the database."""

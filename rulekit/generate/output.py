@@ -27,6 +27,8 @@ class OutputFile:
             elif not overwrite:
                 raise UsageError(f"{self.path} already exists",
                                  help="--resume to skip the ids it holds and append, or --overwrite", code="E400")
+        self.created = not self.path.exists()  # by us: a run that writes nothing removes it again
+        self.appended = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_TRUNC if overwrite and not resume else 0)
         self.fd = os.open(self.path, flags, 0o644)
@@ -59,13 +61,17 @@ class OutputFile:
             written = os.write(self.fd, view)
             view = view[written:]
         os.fsync(self.fd)
+        self.appended += len(rows)
         self.done.update(str(r["id"]) for r in rows)
 
-    def close(self) -> None:
-        """Close the descriptor."""
+    def close(self, failed: bool = False) -> None:
+        """Close the descriptor; after a failure (`failed`), a file this run created and never wrote to is
+        removed, so a run that could not start (no vllm, no server) leaves no empty outputs file behind."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+            if failed and self.created and not self.appended:
+                self.path.unlink(missing_ok=True)
 
     def __enter__(self) -> "OutputFile":
         return self

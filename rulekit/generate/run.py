@@ -198,6 +198,7 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
     start = time.perf_counter()
     generating = 0.0
     done = tokens_in = tokens_out = 0
+    failed = True
     try:
         if todo:
             backend = (ServerBackend(base_url, model, api_key, chat, concurrency, timeout) if base_url
@@ -231,8 +232,9 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
             if progress is not None:
                 elapsed = max(generating, 1e-9)
                 progress(done, len(todo), done / elapsed, tokens_out / elapsed)
+        failed = False
     finally:
-        out.close()
+        out.close(failed)
         if backend is not None:
             backend.close()
     return Summary(len(items), len(items) - len(todo), done, time.perf_counter() - start, tokens_in, tokens_out,
