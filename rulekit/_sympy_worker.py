@@ -173,23 +173,56 @@ def _versions() -> dict:
     return {"sympy": sympy.__version__, "antlr4": antlr, "pid": os.getpid()}
 
 
+class _CPULimit(BaseException):
+    """Raised by SIGPROF when a request has used its CPU time (a BaseException: SymPy's many
+    `except Exception:` blocks must not swallow it)."""
+
+
+def _on_cpu_limit(signum, frame):
+    raise _CPULimit()
+
+
 def serve(conn) -> None:
-    """Answer requests until the pipe closes."""
+    """Answer requests `(op, cpu_seconds, *args)` until the pipe closes.
+
+    Each request runs under an ITIMER_PROF timer of `cpu_seconds` of this process's CPU time (user
+    + system): past it the computation is interrupted and the answer is ("timeout", seconds). CPU
+    time, unlike wall-clock time, does not grow when the machine is busy, so the same inputs get
+    the same answers on a loaded machine."""
+    import signal
+    import time
+
+    signal.signal(signal.SIGPROF, _on_cpu_limit)
     ops = {"expr": expr_equal, "equation": equation_equal}
     while True:
         try:
             request = conn.recv()
         except (EOFError, OSError):
             return
-        op, args = request[0], request[1:]
+        op, limit, args = request[0], request[1], request[2:]
         try:
-            if op == "ping":
-                reply = ("ok", _versions())
-            elif op == "spin":  # test hook: a computation that never ends
-                while True:
-                    pass
-            else:
-                reply = ("ok", ops[op](*args))
+            signal.setitimer(signal.ITIMER_PROF, limit)
+            try:
+                if op == "ping":
+                    result = _versions()
+                elif op == "spin":  # test hook: a computation that never ends
+                    while True:
+                        pass
+                elif op == "sleep":  # test hook: no CPU time used, so only the wall backstop stops it
+                    time.sleep(args[0])
+                    result = args[0]
+                elif op == "burn":  # test hook: `args[0]` seconds of CPU time, then an answer
+                    end = time.process_time() + args[0]
+                    while time.process_time() < end:
+                        pass
+                    result = args[0]
+                else:
+                    result = ops[op](*args)
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            reply = ("ok", result)
+        except _CPULimit:
+            reply = ("timeout", limit)
         except BaseException as exc:  # noqa: BLE001 - every failure is an answer, never a dead worker
             if isinstance(exc, KeyboardInterrupt):
                 return

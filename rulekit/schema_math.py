@@ -96,8 +96,9 @@ class SympyTest(_S.Word):
     reproduces OlympiadBench's missing `sympy_sub_pi`: only `structural`, and a pair that is not
     structurally equal is an ERROR of the test (`on-error` then decides). `skip-if-both-contain: "="`
     skips the test when both answers contain that text. A parse failure is an error of the test;
-    every SymPy call runs in a worker process with the compare's `timeout` — running past it makes
-    the record's outcome `error`."""
+    every SymPy call runs in a worker process with the compare's `timeout` (CPU seconds of the
+    worker, so a busy machine decides as an idle one) — running past it makes the record's outcome
+    `error`."""
 
     sympy: SympySpec = SympySpec()
 
@@ -215,7 +216,7 @@ class Equivalent(_S.Word):
     non-empty items that equal some gold (physics' partial credit; no items → 0), correct only at 1.
     `otherwise: judge` — a pair no test found equal needs the judge (outcome `unresolved` when the
     record is not already decided). SymPy runs in a worker process; a call past `timeout` seconds
-    makes the record's outcome `error`."""
+    of CPU time makes the record's outcome `error`."""
 
     equivalent: EquivalentSpec
 

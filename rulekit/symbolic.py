@@ -4,9 +4,13 @@ Why a worker process: a SymPy call cannot be interrupted from Python. `signal.al
 originals use, via `timeout_decorator`) only works in the main thread of the main interpreter,
 and per-call subprocesses (the physics original) cost ~1 s of SymPy import each. Here each
 process that needs SymPy starts ONE worker (`rulekit/_sympy_worker.py`, a separate Python
-process) and talks to it over a `multiprocessing` pipe. A request that runs past its time limit
-gets the worker killed (SIGKILL) and a fresh one started for the next request; the caller gets
-`MathTimeout` and the record's outcome becomes `error`. This works from any thread (requests
+process) and talks to it over a `multiprocessing` pipe. The time limit is CPU time, counted in
+the worker (ITIMER_PROF): a request past it is interrupted there, the caller gets `MathTimeout`
+and the record's outcome becomes `error`. CPU time does not grow when the machine is loaded, so
+`physics` and `olympiadbench@fixed` give the same decisions on a busy machine as on an idle one.
+A wall-clock backstop (WALL_BACKSTOP x the limit, at least WALL_MIN s) catches what the timer
+cannot interrupt (one long call into C): the worker is then killed (SIGKILL) and a fresh one
+started for the next request. This works from any thread (requests
 are serialized per worker; up to `max_workers` workers serve concurrent threads), from
 multiprocessing pool workers (daemonic processes included: the worker is started with
 `subprocess`, not `multiprocessing.Process`) and after `fork` (a forked child starts its own).
@@ -35,7 +39,9 @@ from multiprocessing import Pipe
 from pathlib import Path
 from typing import Any
 
-DEFAULT_TIMEOUT = 5.0       # seconds per request (rulesets set their own with `timeout:`)
+DEFAULT_TIMEOUT = 5.0       # CPU seconds per request (rulesets set their own with `timeout:`)
+WALL_BACKSTOP = 10.0        # x the CPU limit: wall-clock time after which the worker is killed
+WALL_MIN = 30.0             # seconds: the backstop is never shorter than this
 STARTUP_TIMEOUT = 120.0     # importing SymPy + the ANTLR parser; not counted against requests
 _WORKER_FILE = Path(__file__).with_name("_sympy_worker.py")
 _BOOT = "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
@@ -127,13 +133,14 @@ class Worker:
         if not self.alive():
             self.start()
         try:
-            self.conn.send(message)
+            self.conn.send((message[0], timeout, *message[1:]))
         except (OSError, EOFError, BrokenPipeError):
             self.stop()
             raise MathWorkerDied("the SymPy worker is gone (restarting it)") from None
-        if not self.conn.poll(timeout):
+        if not self.conn.poll(max(timeout * WALL_BACKSTOP, WALL_MIN)):
             self.stop()
-            raise MathTimeout(f"SymPy ran past its time limit of {timeout:g} s (the worker was restarted)")
+            raise MathTimeout(f"SymPy ran past the wall-clock backstop of its {timeout:g} s limit "
+                              "(the worker was restarted)")
         try:
             kind, payload = self.conn.recv()
         except (EOFError, OSError):
@@ -141,6 +148,8 @@ class Worker:
             raise MathWorkerDied("the SymPy worker died while answering (out of memory?)") from None
         if kind == "ok":
             return payload
+        if kind == "timeout":
+            raise MathTimeout(f"SymPy used more than its CPU-time limit of {timeout:g} s")
         raise RequestFailed(payload)
 
 

@@ -43,7 +43,7 @@ def test_pathological_expression_times_out_promptly_and_the_worker_recovers():
         symbolic.expr_equal(SLOW, "1", PHYSICS_SPEC, timeout=0.5)
     assert time.perf_counter() - t < 5
     assert symbolic.expr_equal(r"\frac{1}{2}", "0.5", PHYSICS_SPEC, timeout=30) is True
-    assert symbolic.pool().restarts() == started + 1
+    assert symbolic.pool().restarts() == started  # interrupted by its CPU timer: the worker lives on
 
 
 def test_a_run_with_pathological_records_finishes_and_marks_them_error(tmp_path):
