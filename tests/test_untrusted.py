@@ -58,8 +58,11 @@ def _load_error(path: str) -> RulekitError:
 
 
 # ---------------------------------------------------------------- 1. decisions file names
-@pytest.mark.parametrize("name", ["../../escaped/pwn", "/tmp/abs-pwn", "..", "a/../../b"])
+@pytest.mark.parametrize("name", ["../../escaped/pwn", "ABSOLUTE/abs-pwn", "..", "a/../../b"])
 def test_a_ruleset_name_never_leaves_the_output_dir(tmp_path, name):
+    # An absolute name points into this test's own directory, so a file left by another run
+    # elsewhere cannot make the test fail (or pass).
+    name = name.replace("ABSOLUTE", str(tmp_path / "abs"))
     rs = _ruleset(tmp_path, f"ruleset: {json.dumps(name)}\n{LETTER}")
     data = _records(tmp_path / "in.jsonl", [_row(1)])
     out = tmp_path / "deep" / "out"
@@ -68,7 +71,7 @@ def test_a_ruleset_name_never_leaves_the_output_dir(tmp_path, name):
     written = [p for p in tmp_path.rglob("*.decisions.jsonl")]
     assert len(written) == 1 and written[0].parent == out, written
     assert "/" not in written[0].name and not written[0].name.startswith(".")
-    assert not Path("/tmp/abs-pwn.decisions.jsonl").exists()
+    assert not (tmp_path / "abs").exists()
 
 
 def test_two_rulesets_with_one_name_get_two_files_and_two_rows(tmp_path):
