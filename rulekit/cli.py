@@ -415,9 +415,9 @@ def schema():
     """JSON Schema of the ruleset format (for editors)."""
     import json
 
-    from .schema import Ruleset
+    from .schema import ruleset_json_schema
 
-    click.echo(json.dumps(Ruleset.model_json_schema(by_alias=True), indent=2))
+    click.echo(json.dumps(ruleset_json_schema(), indent=2))
 
 
 @main.command()

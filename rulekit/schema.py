@@ -667,3 +667,50 @@ def _model_of(annotation: Any, node: Any) -> Any:
                 return _FIND_MODELS.get(tag, found)
             return found
     return None
+
+
+def ruleset_json_schema() -> dict:
+    """The JSON Schema of a ruleset FILE (what `rulekit schema` prints, for editors).
+
+    A file is what the loader reads before `extends:`/`from:` merging, so beyond the `Ruleset`
+    model it accepts overrides: in a ruleset with `extends:`, and in a section with `from:`, a
+    step is a partial step matched by `id` (any step key, `null` to remove one), `drop: true`,
+    or a new step placed with `before:`/`after:` another step's id."""
+    import copy
+
+    schema = Ruleset.model_json_schema(by_alias=True)
+    defs = schema["$defs"]
+    step = defs["Step"]
+    override = copy.deepcopy(step)
+    override["description"] = ("A step of a ruleset with `extends:` (or a section with `from:`): matched by `id` "
+                               "to the parent's step, whose keys it overrides (`null` removes a key); "
+                               "`drop: true` removes that step; a new id is inserted `before:`/`after:` a "
+                               "parent step's id (default: at the end).")
+    override["title"] = "StepOverride"
+    override["required"] = ["id"]
+    for name, prop in list(override["properties"].items()):
+        if name != "id":
+            override["properties"][name] = {"anyOf": [prop, {"type": "null"}]}
+    override["properties"].update({
+        "drop": {"type": "boolean", "description": "Remove the parent's step with this id."},
+        "before": {"type": "string", "description": "Insert this new step before the parent's step with this id."},
+        "after": {"type": "string", "description": "Insert this new step after the parent's step with this id."},
+    })
+    defs["StepOverride"] = override
+    section = defs["Section"]
+    section_override = copy.deepcopy(section)
+    section_override["title"] = "SectionOverride"
+    section_override["properties"]["steps"] = {"type": "array", "items": {"$ref": "#/$defs/StepOverride"}}
+    defs["SectionOverride"] = section_override
+    defs["Section"] = {"if": {"type": "object", "required": ["from"]},
+                       "then": {"$ref": "#/$defs/SectionOverride"}, "else": section,
+                       "description": section.get("description", "")}
+    def sections(ref: str) -> dict:
+        return {"properties": {name: {"anyOf": [{"$ref": ref}, {"type": "null"}]} for name in ("multiple-choice", "open")}}
+
+    for name in ("multiple-choice", "open"):  # which section shape applies depends on `extends:` (below)
+        schema["properties"][name] = {"description": section.get("description", ""),
+                                      "anyOf": [{"type": "object"}, {"type": "null"}]}
+    schema["allOf"] = [{"if": {"required": ["extends"], "properties": {"extends": {"type": "string"}}},
+                        "then": sections("#/$defs/SectionOverride"), "else": sections("#/$defs/Section")}]
+    return schema
