@@ -8,8 +8,8 @@ Heavy optional parts (vLLM, datasets, sympy) are imported only where used.
 """
 __version__ = "0.1.0"
 
-from .compiler import load_ruleset  # noqa: E402
-from .engine import Evaluator  # noqa: E402
-from .records import Record  # noqa: E402
+from rulekit.engine.compiler import load_ruleset  # noqa: E402
+from rulekit.engine.decide import Evaluator  # noqa: E402
+from rulekit.core.records import Record  # noqa: E402
 
 __all__ = ["load_ruleset", "Evaluator", "Record", "__version__"]

@@ -1,5 +1,5 @@
 """`python -m rulekit`: the same command as `rulekit`."""
-from .cli import main
+from rulekit.cli import main
 
 if __name__ == "__main__":
     main(prog_name="rulekit")

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from .errors import ErrorGroup, RulekitError, UsageError
+from rulekit.core.errors import ErrorGroup, RulekitError, UsageError
 
 # markup=False: names, ids and texts come from rulesets and input files, so `[bold]` or `[/]` in them is
 # text to show, never styling to apply (styles are given as rich Text objects)
@@ -75,7 +75,7 @@ def main(debug: bool) -> None:
 
 
 def _load(names: tuple[str, ...]):
-    from .compiler import load_ruleset
+    from rulekit.engine.compiler import load_ruleset
 
     loaded, errors = [], []
     for name in names:
@@ -95,7 +95,7 @@ def _unique(loaded: list) -> list:
     rows, intervals and decisions files never mix two rulesets up."""
     import dataclasses
 
-    from .evaluate import unique_names
+    from rulekit.run.evaluate import unique_names
 
     out = []
     for rs, name in zip(loaded, unique_names([rs.name for rs in loaded])):
@@ -108,7 +108,7 @@ def _unique(loaded: list) -> list:
 
 
 def _paths(inputs: tuple[str, ...]) -> list[str]:
-    from .data import sample_path
+    from rulekit.data import sample_path
 
     paths = list(inputs)
     if not paths:
@@ -136,7 +136,7 @@ def _stdin_has_data() -> bool:
 
 
 def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
-    from .readers import parse_field_map, read_records
+    from rulekit.readers import parse_field_map, read_records
 
     return read_records(_paths(inputs), parse_field_map(fields))
 
@@ -158,7 +158,7 @@ def input_options(fn):
     collected from the start of the command (strict: raised as errors) and printed on stderr at its end."""
     @functools.wraps(fn)
     def wrapper(*args, strict: bool = False, **kwargs):
-        from .errors import WARNINGS
+        from rulekit.core.errors import WARNINGS
 
         WARNINGS.clear()
         WARNINGS.strict = strict
@@ -202,11 +202,12 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
-    from .evaluate import evaluate
-    from .judge import judges_of, prepare_eval
-    from .parallel import evaluate_files, why_sequential
-    from .readers import parse_field_map, read_records
-    from .report import print_results
+    from rulekit.run.evaluate import evaluate
+    from rulekit.engine.judge import judges_of
+    from rulekit.run.judging import prepare_eval
+    from rulekit.run.parallel import evaluate_files, why_sequential
+    from rulekit.readers import parse_field_map, read_records
+    from rulekit.report.table import print_results
 
     loaded = _load(rulesets)
     paths, field_map = _paths(inputs), parse_field_map(fields)
@@ -239,7 +240,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
             progress.stop()
     band = None
     if len(results) > 1:
-        from .diff import extraction_band
+        from rulekit.report.diff import extraction_band
         band = extraction_band(results, seed if seed is not None else 0)
     print_results(results, fmt, _out(), band)
 
@@ -252,8 +253,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
 @user_errors
 def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
-    from .diff import diff_results, render_diff
-    from .evaluate import evaluate
+    from rulekit.report.diff import diff_results, render_diff
+    from rulekit.run.evaluate import evaluate
 
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
@@ -268,7 +269,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
 @user_errors
 def check(files):
     """Validate and lint rulesets; every problem as file:line:col. Exit 2 on errors, 1 on lint findings."""
-    from .lint import lint
+    from rulekit.report.lint import lint
 
     problems, any_warnings = 0, False
     for name in files:
@@ -297,8 +298,8 @@ def list_cmd():
     """Built-in rulesets with what they reproduce."""
     from rich.table import Table
 
-    from .compiler import load_ruleset
-    from .resources import builtin_rulesets
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.core.resources import builtin_rulesets
 
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
     table.add_column("name", style="bold")
@@ -343,11 +344,11 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
     """Show how a ruleset decides one record: every step, its candidates and spans, the pick."""
     import orjson
 
-    from .explain import explain_json, explain_record, render_explain, side_by_side
-    from .records import Record
+    from rulekit.report.explain import explain_json, explain_record, render_explain, side_by_side
+    from rulekit.core.records import Record
 
     if vocabulary:
-        from .vocabulary import print_vocabulary
+        from rulekit.report.vocabulary import print_vocabulary
         print_vocabulary(_out())
         return
     if not ruleset:
@@ -387,9 +388,9 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
 @user_errors
 def test(rulesets, case_files):
     """Run the rulesets' embedded `examples:` (default: every built-in ruleset). Exit 1 on failures."""
-    from .compiler import load_ruleset
-    from .examples import check_examples, load_cases
-    from .resources import builtin_rulesets
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.report.cases import check_examples, load_cases
+    from rulekit.core.resources import builtin_rulesets
 
     jobs = []
     for name in rulesets or tuple(builtin_rulesets()):
@@ -415,7 +416,7 @@ def schema():
     """JSON Schema of the ruleset format (for editors)."""
     import json
 
-    from .schema import ruleset_json_schema
+    from rulekit.language.schema import ruleset_json_schema
 
     click.echo(json.dumps(ruleset_json_schema(), indent=2))
 
@@ -447,7 +448,7 @@ def schema():
 def generate(model, data, split, data_config, layout, prompt, output, resume, overwrite, max_tokens, temperature, top_p,
              sampling_seed, base_url, api_key, chat, batch_size, concurrency, limit, engine_args):
     """Generate model replies with vLLM (offline engine, or a server with --base-url) into our records."""
-    from .generate.cli import run_generate
+    from rulekit.generate.cli import run_generate
 
     run_generate(_ERR, locals())
 
@@ -455,7 +456,7 @@ def generate(model, data, split, data_config, layout, prompt, output, resume, ov
 @main.command()
 def vocabulary():
     """Every vocabulary word of the ruleset language, with its documentation."""
-    from .vocabulary import print_vocabulary
+    from rulekit.report.vocabulary import print_vocabulary
 
     print_vocabulary(_out())
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from rulekit import judge
+from rulekit.engine import judge
 from rulekit.cli import main
 
 

@@ -9,10 +9,10 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from rulekit import Evaluator, load_ruleset
-from rulekit.evaluate import evaluate
+from rulekit.run.evaluate import evaluate
 from rulekit.metrics.groups import GroupSpec, group_metrics, render_group_table
-from rulekit.records import Record
-from rulekit.trace import Decision
+from rulekit.core.records import Record
+from rulekit.core.trace import Decision
 
 CIRCULAR = {"group-by": ["g_index", "id"], "key-modulo": 1_000_000, "require": "all", "report-pending": True}
 

@@ -89,7 +89,7 @@ def test_explain_json_for_a_reply():
     statuses = [(s["step"], s["status"]) for s in payload["trace"]]
     assert statuses == [("bracketed-letter", "passed"), ("letter-space", "fired")]
     fired = payload["trace"][1]
-    from rulekit.resources import builtin_rulesets
+    from rulekit.core.resources import builtin_rulesets
     lines = builtin_rulesets()["lmms-eval"].read_text().splitlines()
     assert fired["at"].endswith(f"lmms-eval.yaml:{lines.index('    - id: letter-space') + 1}")
     assert {c["answer"] for c in fired["candidates"]} == {"A", "B"}

@@ -15,7 +15,7 @@ from PIL import Image  # noqa: E402
 
 from rulekit.generate.benchmarks import detect_layout, load_items  # noqa: E402
 from rulekit.generate.output import OutputFile  # noqa: E402
-from rulekit.generate.prompts import builtin_prompts, load_prompt, substitute  # noqa: E402
+from rulekit.llm.prompts import builtin_prompts, load_prompt, substitute  # noqa: E402
 from rulekit.generate.run import _data_url, _request, chat_messages  # noqa: E402
 
 

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from rulekit.cli import main
-from rulekit.compiler import load_ruleset
-from rulekit.diff import diff_results, extraction_band, render_diff
-from rulekit.evaluate import evaluate
+from rulekit.engine.compiler import load_ruleset
+from rulekit.report.diff import diff_results, extraction_band, render_diff
+from rulekit.run.evaluate import evaluate
 from rulekit.readers import read_records
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

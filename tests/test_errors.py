@@ -69,17 +69,17 @@ def test_missing_input_file_is_a_usage_error():
 ])
 def test_catastrophic_regex_becomes_an_error_outcome_not_a_hang(tmp_path, pattern, outcome):
     from rulekit import Evaluator, Record, load_ruleset
-    from rulekit import compiler
+    from rulekit.core import regex as regex_limits
 
     ruleset = tmp_path / "slow.yaml"
     ruleset.write_text('ruleset: slow\nmultiple-choice:\n  steps:\n    - id: evil\n'
                        '      find: {regex: "(?P<answer>' + pattern + ')"}\n  compare: letter\n', encoding="utf-8")
-    old = compiler.REGEX_TIMEOUT
-    compiler.REGEX_TIMEOUT = 0.2
+    old = regex_limits.REGEX_TIMEOUT
+    regex_limits.REGEX_TIMEOUT = 0.2
     try:
         d = Evaluator(load_ruleset(str(ruleset))).decide(Record("r1", "multiple-choice", "a" * 40 + "!", "A", {"A": "x"}))
     finally:
-        compiler.REGEX_TIMEOUT = old
+        regex_limits.REGEX_TIMEOUT = old
     assert d.outcome == outcome
     if outcome == "error":
         assert d.step == "evil" and "time limit" in d.message
@@ -110,7 +110,7 @@ def test_input_and_usage_errors_are_pinned(fixture, monkeypatch):
 def test_every_error_code_is_documented_and_has_a_pinned_fixture():
     import re
 
-    from rulekit.errors import ERROR_CODES
+    from rulekit.core.errors import ERROR_CODES
 
     source = "".join(p.read_text(encoding="utf-8") for p in Path(rulekit_dir()).rglob("*.py"))
     used = set(re.findall(r'code="([EW]\d+)"', source)) | {"E300", "E400"}
@@ -140,7 +140,7 @@ def test_a_huge_reply_is_an_error_outcome_not_a_memory_problem(tmp_path):
 
 
 def test_readme_lists_every_code_with_its_meaning():
-    from rulekit.errors import ERROR_CODES
+    from rulekit.core.errors import ERROR_CODES
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `([EW]\d+)` \| (.*) \|$", readme, flags=re.M))

@@ -41,16 +41,17 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 import rulekit
-from rulekit import schema as S
+from rulekit.language import schema as S
 from rulekit.cli import main
-from rulekit.compiler import CompiledRuleset, load_ruleset, option_set
-from rulekit.engine import Env, Evaluator
-from rulekit.errors import ErrorGroup, ExpressionError, Loc, RulekitError
-from rulekit.expr import CANDIDATE_NAMES, FUNCTIONS, VARIABLES, Condition, compile_condition
-from rulekit import expr as _expr
-from rulekit.records import Record
-from rulekit.resources import builtin_rulesets
-from rulekit.trace import OUTCOMES, Candidate
+from rulekit.engine.compiler import CompiledRuleset, load_ruleset
+from rulekit.ops.options import option_set
+from rulekit.engine.decide import Env, Evaluator
+from rulekit.core.errors import ErrorGroup, ExpressionError, Loc, RulekitError
+from rulekit.language.expr import CANDIDATE_NAMES, FUNCTIONS, VARIABLES, Condition, compile_condition
+from rulekit.language import expr as _expr
+from rulekit.core.records import Record
+from rulekit.core.resources import builtin_rulesets
+from rulekit.core.trace import OUTCOMES, Candidate
 
 RULEKIT_DIR = str(Path(rulekit.__file__).resolve().parent)
 # What a condition raises when it parsed but cannot be evaluated on a record (`answer + 1` on text);

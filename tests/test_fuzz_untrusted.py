@@ -13,9 +13,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulekit.compiler import load_ruleset
-from rulekit.errors import ErrorGroup, RulekitError
-from rulekit.evaluate import decisions_file_name, unique_names
+from rulekit.engine.compiler import load_ruleset
+from rulekit.core.errors import ErrorGroup, RulekitError
+from rulekit.run.evaluate import decisions_file_name, unique_names
 
 SCALE = int(os.environ.get("RULEKIT_FUZZ_SCALE", "1"))
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from rulekit import load_ruleset
-from rulekit.examples import check_examples, load_cases
-from rulekit.resources import builtin_rulesets
+from rulekit.report.cases import check_examples, load_cases
+from rulekit.core.resources import builtin_rulesets
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.yaml"))
 

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from rulekit.metrics.groups import GroupSpec, group_metrics, render_group_table
-from rulekit.records import Record
-from rulekit.trace import Decision
+from rulekit.core.records import Record
+from rulekit.core.trace import Decision
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DEMO = SHARED / "corpus" / "raw" / "mmevalpro"

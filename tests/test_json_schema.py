@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from rulekit import load_ruleset
 from rulekit.cli import main
-from rulekit.errors import RulekitError
+from rulekit.core.errors import RulekitError
 
 jsonschema = pytest.importorskip("jsonschema")
 RULESETS = sorted((Path(__file__).parent.parent / "rulesets").glob("*.yaml"))

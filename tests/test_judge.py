@@ -7,9 +7,10 @@ import sqlite3
 
 import pytest
 
-from rulekit import judge
-from rulekit.compiler import load_ruleset
-from rulekit.records import Record
+from rulekit.engine import judge
+from rulekit.llm.cache import JudgeCache
+from rulekit.engine.compiler import load_ruleset
+from rulekit.core.records import Record
 from judge_support import fresh_settings, invoke, write_records  # noqa: F401 (autouse fixture)
 from vllm_support import GEN_PROMPT, JUDGE_REPLIES, SERVED_NAME, free_port, requires_vllm
 
@@ -97,7 +98,7 @@ def test_the_fingerprint_names_the_judge_model_actually_used(tmp_path):
 
 
 def test_the_cache_key_covers_model_template_prompt_attempt_and_sampling():
-    key = judge.JudgeCache.key
+    key = JudgeCache.key
     base = key("m", "t", "p", 1, {"temperature": 0.0})
     assert base == key("m", "t", "p", 1, {"temperature": 0.0})
     assert len({base, key("m2", "t", "p", 1, {"temperature": 0.0}), key("m", "t2", "p", 1, {"temperature": 0.0}),

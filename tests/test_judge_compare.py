@@ -9,10 +9,11 @@ import sqlite3
 
 import pytest
 
-from rulekit import judge
-from rulekit.compiler import load_ruleset
-from rulekit.mathcompare import Unresolved
-from rulekit.records import Record
+from rulekit.engine import judge
+from rulekit.run import judging
+from rulekit.engine.compiler import load_ruleset
+from rulekit.ops.mathcompare import Unresolved
+from rulekit.core.records import Record
 from judge_support import fresh_settings, invoke, write_records  # noqa: F401 (autouse fixture)
 from vllm_support import PHYSICS_GRADES, PHYSICS_RECORDS, SERVED_NAME, free_port, requires_vllm
 
@@ -41,9 +42,9 @@ def fill_cache(cache, ruleset, records, replies, model="m"):
     """Store `replies[id]` (one per prompt, or per attempt) as the judge's replies to what it is asked
     about each record, as a judge run would have. Returns the number of rows written."""
     judge.configure(cache=str(cache), model=model, base_url=DEAD)
-    rs = judge.with_overrides(load_ruleset(ruleset))
+    rs = judging.with_overrides(load_ruleset(ruleset))
     rows = 0
-    for section, record, prompts, _ in judge.pending(rs, records):
+    for section, record, prompts, _ in judging.pending(rs, records):
         client = judge.client_for(section.fallback.judge)
         said = [replies[record.id]] if isinstance(replies[record.id], str) else replies[record.id]
         asks = [(p, 1) for p in prompts] if len(prompts) > 1 else [(prompts[0], a) for a in range(1, len(said) + 1)]

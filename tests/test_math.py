@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rulekit import Evaluator, Record, load_ruleset, symbolic
-from rulekit.mathcompare import read_list_literal
+from rulekit import Evaluator, Record, load_ruleset
+from rulekit.ops import symbolic
+from rulekit.ops.mathcompare import read_list_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = r"(x+y+z+w)^{40}"            # simplify(expand(...)) of this takes many seconds
@@ -156,7 +157,7 @@ def test_int_and_float_equal_options():
 
 
 def test_vocabulary_documents_the_new_words():
-    from rulekit.vocabulary import vocabulary_entries
+    from rulekit.report.vocabulary import vocabulary_entries
 
     words = dict(vocabulary_entries())
     for word in ("find: boxed", "prepare: extract", "prepare: slice", "prepare: split-take", "prepare: regex-replace",

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from rulekit import symbolic
+from rulekit.ops import symbolic
 
 pytest.importorskip("sympy")
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from rulekit.metrics import basic_metrics, breakdown, expected_credit, outcome_counts
 from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
-from rulekit.records import Record
-from rulekit.trace import OUTCOMES, Decision
+from rulekit.core.records import Record
+from rulekit.core.trace import OUTCOMES, Decision
 
 
 def dec(i, correct, outcome="rule", k=0, step="s"):

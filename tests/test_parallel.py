@@ -7,9 +7,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from rulekit.compiler import load_ruleset
-from rulekit.errors import InputError
-from rulekit.parallel import split_jsonl, why_sequential, evaluate_files
+from rulekit.engine.compiler import load_ruleset
+from rulekit.core.errors import InputError
+from rulekit.run.parallel import split_jsonl, why_sequential, evaluate_files
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "responses.jsonl"
 

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rulekit.data import sample_path
-from rulekit.errors import InputError, UsageError
+from rulekit.core.errors import InputError, UsageError
 from rulekit.readers import FORMATS, detect_format, parse_field_map, read_records
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

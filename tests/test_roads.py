@@ -1,7 +1,7 @@
 """The engine's fast roads decide exactly as its traced road.
 
 Without a trace, a literal find and its pick run as one call that builds no candidates
-(`compiler.direct_literal_pick`), and token finds locate needles in the space-joined tokens;
+(`ops.picks.direct_literal_pick`), and token finds locate needles in the space-joined tokens;
 `rulekit explain` runs every step through the generic find → where → pick road. Both must give
 the same decision on real replies, for every built-in ruleset.
 """
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from rulekit.compiler import TokenFinder, load_ruleset, option_set
-from rulekit.engine import Evaluator
+from rulekit.engine.compiler import load_ruleset
+from rulekit.ops.finders import TokenFinder
+from rulekit.ops.options import option_set
+from rulekit.engine.decide import Evaluator
 from rulekit.readers import read_records
-from rulekit.resources import builtin_rulesets
+from rulekit.core.resources import builtin_rulesets
 
 from conftest import CORPUS
 
@@ -66,7 +68,8 @@ def test_token_indices(text, needle, indices):
 def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower):
     import random
 
-    from rulekit.compiler import _expand, _letter_probe
+    from rulekit.ops.finders import _expand
+    from rulekit.ops.picks import _letter_probe
 
     opts = option_set({"A": "x", "B": "y", "C": "z"})
     needles = _expand((template,), opts, lower)
@@ -85,7 +88,8 @@ def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower
 
 
 def test_letter_probe_is_not_used_for_longer_letters():
-    from rulekit.compiler import _expand, _letter_probe
+    from rulekit.ops.finders import _expand
+    from rulekit.ops.picks import _letter_probe
 
     opts = option_set({"A": "x", "AB": "y"})
     assert _letter_probe("({letter})", _expand(("({letter})",), opts, False), False) is None
@@ -116,9 +120,9 @@ def test_words_compared_with_a_number_counts_only_as_far_as_it_must():
     import operator
     import random
 
-    from rulekit.engine import Env
-    from rulekit.expr import compile_condition
-    from rulekit.records import Record
+    from rulekit.engine.decide import Env
+    from rulekit.language.expr import compile_condition
+    from rulekit.core.records import Record
 
     ops = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
     rng = random.Random(7)

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rulekit import Evaluator, Record, compiler, load_ruleset
+from rulekit import Evaluator, Record, load_ruleset
+from rulekit.core import regex as regex_limits
 from rulekit.cli import main
-from rulekit.errors import RulekitError
+from rulekit.core.errors import RulekitError
 
 MC = {"A": "a cat", "B": "a dog"}
 
@@ -45,7 +46,7 @@ LETTER = 'multiple-choice:\n  steps:\n    - id: x\n      find: {literal: "{lette
 
 def _load_error(path: str) -> RulekitError:
     """The one error loading `path` raises (unwrapped from a group of one)."""
-    from rulekit.errors import ErrorGroup
+    from rulekit.core.errors import ErrorGroup
 
     with pytest.raises(RulekitError) as info:
         load_ruleset(path)
@@ -145,7 +146,7 @@ def test_nul_and_bytes_that_are_not_utf8_are_located(tmp_path):
 
 
 def test_a_prompt_style_that_is_not_utf8_is_a_located_error(tmp_path):
-    from rulekit.generate.prompts import load_prompt
+    from rulekit.llm.prompts import load_prompt
 
     path = tmp_path / "style.yaml"
     path.write_bytes("name: x\nuser: \"caf\xe9 {question}\"\n".encode("latin-1"))
@@ -209,7 +210,7 @@ EVIL = 'ruleset: evil\nmultiple-choice:\n  steps:\n    - id: evil\n      find: {
 
 
 def test_a_step_that_keeps_timing_out_is_cut_off(tmp_path, monkeypatch):
-    monkeypatch.setattr(compiler, "REGEX_TIMEOUT", 0.05)
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.05)
     rs = _ruleset(tmp_path, EVIL)
     data = _records(tmp_path / "in.jsonl", [_row(i, "a" * 40) for i in range(50)])
     result = CliRunner().invoke(main, ["eval", "-r", rs, data, "--format", "json", "--output-dir", str(tmp_path / "o")])
@@ -223,10 +224,10 @@ def test_a_step_that_keeps_timing_out_is_cut_off(tmp_path, monkeypatch):
 
 
 def test_many_slow_steps_exhaust_the_record_budget_and_are_cut_off(tmp_path, monkeypatch):
-    monkeypatch.setattr(compiler, "REGEX_TIMEOUT", 10.0)
-    monkeypatch.setattr(compiler, "RECORD_BUDGET", 0.3)
-    monkeypatch.setattr(compiler, "SLOW_CALL", 0.05)
-    from rulekit import engine
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 10.0)
+    monkeypatch.setattr(regex_limits, "RECORD_BUDGET", 0.3)
+    monkeypatch.setattr(regex_limits, "SLOW_CALL", 0.05)
+    from rulekit.engine import decide as engine
     monkeypatch.setattr(engine, "RECORD_BUDGET", 0.3)
     steps = "".join(f'    - id: s{i}\n      find: {{regex: "(?P<answer>(a|a)+)+c"}}\n' for i in range(10))
     rs = load_ruleset(_ruleset(tmp_path, "ruleset: slow\nmultiple-choice:\n  steps:\n" + steps))
@@ -239,7 +240,7 @@ def test_many_slow_steps_exhaust_the_record_budget_and_are_cut_off(tmp_path, mon
 
 
 def test_a_prepare_time_out_names_the_section_not_the_previous_records_step(tmp_path, monkeypatch):
-    monkeypatch.setattr(compiler, "REGEX_TIMEOUT", 0.05)
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.05)
     rs = load_ruleset(_ruleset(tmp_path, 'ruleset: p\nmultiple-choice:\n  prepare:\n    - remove-regex: "(a|a)+c"\n'
                                          '  steps:\n    - id: first\n      find: {literal: "{letter}"}\n'))
     ev = Evaluator(rs)
@@ -290,7 +291,7 @@ def test_a_huge_seed_is_refused_before_it_breaks_json_output(tmp_path):
 
 # ---------------------------------------------------------------- 7. workers hold bounded buffers
 def test_a_worker_holds_little_per_record(tmp_path):
-    from rulekit import parallel
+    from rulekit.run import parallel
 
     path = tmp_path / "tiny.jsonl"
     _records(path, [_row(i) for i in range(20_000)])
@@ -336,7 +337,7 @@ def test_input_problems_are_warned_with_counts(tmp_path, workers):
     data = _records(tmp_path / "in.jsonl", _warning_rows())
     args = ["eval", "-r", "vlmevalkit", data, "--workers", str(workers)]
     if workers > 1:  # split even this small file over two workers
-        from rulekit import parallel
+        from rulekit.run import parallel
         args = args  # noqa: PLW0127 - the split threshold is lowered below
         old = parallel.MIN_SPLIT_BYTES
         parallel.MIN_SPLIT_BYTES = 0

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulekit.cli import main
-from rulekit.errors import InputError, Loc, RulekitError, WARNINGS, _excerpt
+from rulekit.core.errors import InputError, Loc, RulekitError, WARNINGS, _excerpt
 from rulekit.readers import read_records
 
 CLI = Path(__file__).parent / "fixtures" / "cli"

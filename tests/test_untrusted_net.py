@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from rulekit.cli import main
-from rulekit.errors import RulekitError
-from rulekit.generate import openai_api
-from rulekit.generate.openai_api import OpenAIClient
+from rulekit.core.errors import RulekitError
+from rulekit.llm import client as openai_api
+from rulekit.llm.client import OpenAIClient
 
 CLI = Path(__file__).parent / "fixtures" / "cli"
 COMPLETION = {"choices": [{"message": {"role": "assistant", "content": "B"}, "finish_reason": "stop"}],

@@ -11,12 +11,12 @@ import random
 import pytest
 
 from rulekit import Evaluator, load_ruleset
-from rulekit import schema as S
-from rulekit.evaluate import evaluate
+from rulekit.language import schema as S
+from rulekit.run.evaluate import evaluate
 from rulekit.metrics import basic_metrics
-from rulekit.records import Record
-from rulekit.scoring import anls_distance, mra, relaxed_correct, verdict
-from rulekit.trace import Decision
+from rulekit.core.records import Record
+from rulekit.ops.scoring import anls_distance, mra, relaxed_correct, verdict
+from rulekit.core.trace import Decision
 
 
 # ---------------------------------------------------------------- VMCBench conformance
@@ -153,7 +153,7 @@ def test_basic_metrics_reports_score_only_when_partial_credit_happened():
 
 
 def test_cases_condition_errors_are_located(tmp_path):
-    from rulekit.errors import RulekitError
+    from rulekit.core.errors import RulekitError
 
     path = tmp_path / "bad.yaml"
     path.write_text("ruleset: bad\nopen:\n  steps: [{id: w, find: {whole: true}}]\n"
@@ -168,7 +168,7 @@ def test_cases_condition_errors_are_located(tmp_path):
 
 
 def test_new_rulesets_and_words_are_documented():
-    from rulekit.vocabulary import vocabulary_entries
+    from rulekit.report.vocabulary import vocabulary_entries
 
     words = dict(vocabulary_entries())
     for word in ("compare: relaxed", "compare: anls", "compare: mra", "compare: yes-no", "compare: cases",

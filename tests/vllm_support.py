@@ -77,8 +77,8 @@ def free_port() -> int:
 
 def training_pairs(render_chat) -> list[tuple[str, str]]:
     """(chat-templated prompt, reply) for every generation and judge prompt the tests send."""
-    from rulekit.generate.prompts import load_prompt
-    from rulekit.records import Record
+    from rulekit.llm.prompts import load_prompt
+    from rulekit.core.records import Record
 
     gen, judge = load_prompt(GEN_PROMPT), load_prompt("vlmevalkit-judge")
     pairs = []

@@ -41,8 +41,8 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from ..errors import InputError, Loc, UsageError
-from ..records import MULTIPLE_CHOICE, OPEN
+from rulekit.core.errors import InputError, Loc, UsageError
+from rulekit.core.records import MULTIPLE_CHOICE, OPEN
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LAYOUTS = ("auto", "mmmu", "mmevalpro", "scienceqa", "records")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UsageError
-from .prompts import load_prompt
-from .run import Sampling, generate
+from rulekit.core.errors import UsageError
+from rulekit.llm.prompts import load_prompt
+from rulekit.generate.run import Sampling, generate
 
 
 def parse_engine_args(items: tuple[str, ...]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 
-from ..errors import InputError, Loc, UsageError
+from rulekit.core.errors import InputError, Loc, UsageError
 
 
 class OutputFile:

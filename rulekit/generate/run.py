@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import InputError, Loc, UsageError
-from .benchmarks import Item, load_items
-from .openai_api import OpenAIClient, Reply
-from .output import OutputFile
-from .prompts import Message, Prompt, load_prompt
+from rulekit.core.errors import InputError, Loc, UsageError
+from rulekit.generate.benchmarks import Item, load_items
+from rulekit.llm.client import OpenAIClient, Reply
+from rulekit.generate.output import OutputFile
+from rulekit.llm.prompts import Message, Prompt, load_prompt
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
-from rulekit.records import Record
-from rulekit.trace import OUTCOMES, Decision
+from rulekit.core.records import Record
+from rulekit.core.trace import OUTCOMES, Decision
 
-from .groups import GroupSpec, group_key, group_metrics, pair_rows, render_group_table
-from .stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
+from rulekit.metrics.groups import GroupSpec, group_key, group_metrics, pair_rows, render_group_table
+from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 
 __all__ = [
     "basic_metrics", "Tally", "outcome_counts", "breakdown", "expected_credit",
@@ -126,7 +126,7 @@ def basic_metrics(decisions: Iterable[Decision]) -> dict:
 def outcome_counts(decisions: Sequence[Decision]) -> dict:
     """Number of decisions per outcome.
 
-    Every outcome of :data:`rulekit.trace.OUTCOMES` is a key, zero included, in that order; an
+    Every outcome of :data:`rulekit.core.trace.OUTCOMES` is a key, zero included, in that order; an
     outcome outside that list (a bug upstream) is counted under its own key rather than dropped.
     """
     counts = {o: 0 for o in OUTCOMES}

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulekit.records import Record
-from rulekit.trace import OUTCOMES, Decision
+from rulekit.core.records import Record
+from rulekit.core.trace import OUTCOMES, Decision
 
-from . import Tally
-from .groups import group_key, group_metrics
-from .rollup import breakdown_figures, labeler
+from rulekit.metrics import Tally
+from rulekit.metrics.groups import group_key, group_metrics
+from rulekit.metrics.rollup import breakdown_figures, labeler
 
 __all__ = ["MetricsPlan", "Accumulator"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from rulekit.records import Record
+from rulekit.core.records import Record
 
-from .groups import MISSING, group_key
+from rulekit.metrics.groups import MISSING, group_key
 
 __all__ = ["labeler", "breakdown_figures"]
 
@@ -34,8 +34,8 @@ def labeler(spec: Any) -> Callable[[Record], str]:
     if spec.field is not None:
         name = spec.field
         return lambda r: group_key(r.field(name))
-    from rulekit.expr import ConditionFailed, compile_condition
-    from rulekit.scoring import RecordEnv
+    from rulekit.language.expr import ConditionFailed, compile_condition
+    from rulekit.ops.record_env import RecordEnv
 
     cases = [(compile_condition(c.when), c.value) for c in spec.cases]
 

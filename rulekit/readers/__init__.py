@@ -24,11 +24,11 @@ import sys
 import tempfile
 from typing import IO, Iterable, Iterator
 
-from ..errors import InputError, UsageError
-from ..records import Record
-from .jsonl import OUR_FIELDS, READ_ERRORS, corrupt, open_bytes, read_jsonl
-from .mmevalpro import read_json
-from .table import read_csv, read_parquet, read_xlsx
+from rulekit.core.errors import InputError, UsageError
+from rulekit.core.records import Record
+from rulekit.readers.jsonl import OUR_FIELDS, READ_ERRORS, corrupt, open_bytes, read_jsonl
+from rulekit.readers.mmevalpro import read_json
+from rulekit.readers.table import read_csv, read_parquet, read_xlsx
 
 __all__ = ["FORMATS", "detect_format", "is_stream", "open_stream", "parse_field_map", "read_records"]
 

@@ -40,8 +40,8 @@ from typing import IO, Any, Iterable, Iterator
 
 import orjson
 
-from ..errors import CorruptInput, InputError, Loc
-from ..records import MULTIPLE_CHOICE, OPEN, QUESTION_TYPES, Record
+from rulekit.core.errors import CorruptInput, InputError, Loc
+from rulekit.core.records import MULTIPLE_CHOICE, OPEN, QUESTION_TYPES, Record
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 OUR_FIELDS = ("id", "question_type", "choices", "answer", "response", "meta", "benchmark",
@@ -389,7 +389,7 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
                        bom: bool = True) -> Iterator[Record]:
     """Records of JSONL `lines` (bytes, newline-terminated or not) whose first is line `first_line`
     of file `name`: blank lines skipped, a byte-order mark on line 1 dropped (when `bom`: the lines
-    start the file), bad JSON an InputError at ``name:LINE`` (also used by rulekit.parallel on byte
+    start the file), bad JSON an InputError at ``name:LINE`` (also used by rulekit.run.parallel on byte
     ranges of a file)."""
     loads, plain = orjson.loads, not fields and lmms is not True
     for n, line in enumerate(lines, first_line):

@@ -19,9 +19,9 @@ from typing import IO, Any, Iterator
 
 import orjson
 
-from ..errors import InputError, Loc
-from ..records import MULTIPLE_CHOICE, Record
-from .jsonl import READ_ERRORS, corrupt, fail, is_lmms, make_record, open_bytes, record_from_obj
+from rulekit.core.errors import InputError, Loc
+from rulekit.core.records import MULTIPLE_CHOICE, Record
+from rulekit.readers.jsonl import READ_ERRORS, corrupt, fail, is_lmms, make_record, open_bytes, record_from_obj
 
 BENCHMARK = "MMEvalPro"
 _MAPPED = {"index", "model_output", "answer", "choices", "question"}

@@ -27,9 +27,9 @@ import csv
 import io
 from typing import IO, Any, Iterable, Iterator
 
-from ..errors import InputError, Loc, RulekitError, warn
-from ..records import Record
-from .jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
+from rulekit.core.errors import InputError, Loc, RulekitError, warn
+from rulekit.core.records import Record
+from rulekit.readers.jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
 
 _SKIP = {"id", "index", "response", "prediction", "answer", "choices", "question_type",
          "question", "benchmark", "model", "meta", "image"}

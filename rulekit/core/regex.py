@@ -1,0 +1,161 @@
+"""Regexes from untrusted rulesets: compiled within size limits, run within time limits.
+
+`compile_regex` refuses a pattern over MAX_PATTERN characters or one whose counted repetitions
+written out exceed MAX_EXPANSION items (E122), and reports what the `regex` module cannot compile
+(E120). `timed` runs one regex call with the per-call limit (REGEX_TIMEOUT) and what is left of the
+record's budget (RECORD_BUDGET, kept in `CLOCK`); a time-out or a call slower than SLOW_CALL is a
+strike against the step running, and the engine cuts a step off after STRIKES. README's "Rulesets
+are untrusted data" documents the defaults.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import regex
+
+from rulekit.core.errors import Loc, RulesetError
+
+# Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
+REGEX_TIMEOUT = 1.0      # seconds one regex call may run; past it, the record's outcome is `error`
+RECORD_BUDGET = 2.0      # seconds every regex call of one record may run together (all steps, prepare ops)
+SLOW_CALL = 0.25         # a call at least this slow is a strike against its step, like a time-out
+STRIKES = 3              # strikes after which a step is cut off for the rest of the run (its records: `error`)
+MAX_PATTERN = 10_000     # characters in one pattern (E122)
+MAX_EXPANSION = 100_000  # the pattern's size with its counted repetitions ({m,n}) written out (E122)
+
+
+class RegexTimeout(Exception):
+    """A regex ran past its time limit (`budget` false) or the record's regex budget ran out (true)."""
+
+    def __init__(self, budget: bool = False):
+        super().__init__("record budget" if budget else "time limit")
+        self.budget = budget
+
+
+class Clock:
+    """Where the regex calls of the record being decided stand: the regex time `left` of its budget
+    (seconds; +inf when no record is being decided, e.g. metrics at the end of a run), the `step`
+    running (the CompiledStep, or the CompiledSection during its own prepare ops) and the `strikes`
+    of this record (the steps whose calls timed out or were slow), which the engine counts
+    (`Evaluator`). One per process: an Evaluator decides one record at a time. Only time spent inside
+    regex calls counts against the budget (a SymPy compare does not)."""
+
+    __slots__ = ("left", "step", "strikes")
+
+    def __init__(self) -> None:
+        self.left = math.inf
+        self.step: Any = None
+        self.strikes: list = []
+
+
+CLOCK = Clock()
+
+
+def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
+    """A ruleset's pattern compiled (regex module, V0), within the size limits; RulesetError when not."""
+    if len(pattern) > MAX_PATTERN:
+        raise RulesetError(f"regex of {len(pattern):,} characters; the limit is {MAX_PATTERN:,}", loc, code="E122")
+    size = expanded_size(pattern)
+    if size > MAX_EXPANSION:
+        raise RulesetError(f"regex `{_shorten(pattern)}` repeats too much: written out it is about {size:,} "
+                           f"items long, the limit is {MAX_EXPANSION:,}", loc,
+                           help="nested counted repetitions multiply ((?:a{1000}){1000} is a million); "
+                                "use + or * where the count does not matter", code="E122")
+    try:
+        return regex.compile(pattern, regex.V0)
+    except regex.error as exc:
+        raise RulesetError(f"invalid regex `{pattern}`: {exc}", loc, code="E120") from None
+    except RecursionError:
+        raise RulesetError("regex nested too deeply", loc, code="E120") from None
+    except Exception as exc:  # the regex module has internal errors on odd patterns; never let them out
+        raise RulesetError(f"invalid regex `{pattern}`: {type(exc).__name__}: {exc}", loc, code="E120") from None
+
+
+def _shorten(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+_QUANTIFIER = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def expanded_size(pattern: str) -> int:
+    """About how many items `pattern` has once every counted repetition `X{m,n}` is written out: what
+    compiling it costs (the regex module expands counted repeats, so `(?:a{1000}){1000}` takes 280 MB).
+    Literal characters, classes and escapes count 1; a group counts its content (alternatives added);
+    `X{m,n}` counts X times the larger bound; `*`, `+`, `?` count X once. An estimate from above for
+    the shapes that matter; it never runs the pattern."""
+    stack: list[list[int]] = [[0, 0]]  # per open group: [size of the content so far, size of the last atom]
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        frame = stack[-1]
+        if c == "\\":
+            i += 2
+            frame[0] += 1
+            frame[1] = 1
+            continue
+        if c == "[":  # a class is one item: skip to its closing bracket (a leading ] or ^] is literal)
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            frame[0] += 1
+            frame[1] = 1
+            continue
+        if c == "(":
+            stack.append([0, 0])
+            i += 1
+            continue
+        if c == ")" and len(stack) > 1:
+            inner = stack.pop()[0]
+            stack[-1][0] += inner
+            stack[-1][1] = inner
+            i += 1
+            continue
+        if c == "{":
+            m = _QUANTIFIER.match(pattern, i)
+            if m is not None and (m.group(1) or m.group(2)):
+                count = max(int(m.group(1) or 0), int(m.group(2) or 0))
+                frame[0] += frame[1] * (count - 1)  # the atom was counted once already
+                frame[1] *= count
+                i = m.end()
+                continue
+        frame[0] += 1
+        frame[1] = 1
+        i += 1
+    while len(stack) > 1:  # an unbalanced pattern: compile reports it
+        inner = stack.pop()[0]
+        stack[-1][0] += inner
+    return stack[0][0]
+
+
+def timed(fn, *args):
+    """Call a regex method within the limits: the per-call time limit and what is left of the record's
+    budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout; a
+    time-out or a call slower than SLOW_CALL is a strike against the step running."""
+    clock = CLOCK
+    limit = clock.left
+    if limit > REGEX_TIMEOUT:
+        limit = REGEX_TIMEOUT
+    elif limit <= 0:
+        raise RegexTimeout(budget=True)
+    start = time.monotonic()
+    try:
+        result = fn(*args, timeout=limit)
+        if fn.__name__ == "finditer":
+            result = list(result)
+    except TimeoutError:
+        clock.left -= time.monotonic() - start
+        clock.strikes.append(clock.step)
+        raise RegexTimeout(budget=limit < REGEX_TIMEOUT) from None
+    spent = time.monotonic() - start
+    clock.left -= spent
+    if spent >= SLOW_CALL:
+        clock.strikes.append(clock.step)
+    return result

@@ -1,0 +1,194 @@
+"""Ruleset → CompiledRuleset: plain callables and precompiled `regex` patterns.
+
+The engine never sees YAML or dicts. Each word is compiled by its family in `rulekit.ops`
+(prepare, finders, picks, options, compares); this module assembles steps and sections and
+loads a ruleset by name or path. Patterns that depend on a record's options (`{letter}`,
+`{option}`) are expanded once per set of letters (`ops.options.pattern_cache`), or per record
+when they use the option texts (`OptionSet.cache`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rulekit.core.errors import Loc, RulesetError
+from rulekit.language import schema as S
+from rulekit.language.expr import Condition, compile_condition
+from rulekit.ops.finders import Finder, LiteralFinder, RegexFinder, TokenFinder, compile_find
+from rulekit.ops.options import OptionSet
+from rulekit.ops.picks import Picker, direct_literal_pick
+from rulekit.ops.prepare import compile_prepare
+
+# ---------------------------------------------------------------- steps and sections
+@dataclass(eq=False)  # compared and hashed by identity: the engine counts strikes per step object
+class CompiledStep:
+    """A step ready to run."""
+
+    id: str
+    loc: Loc | None
+    look_in: str
+    prepare: Callable[[str], str] | None
+    when: Condition | None
+    finder: Finder | None
+    where: Condition | None
+    picker: Picker
+    answer: str | None
+    outcome: str
+    skip_to: int | None
+    also: list[Finder]
+    describe: str
+    plain: bool = field(init=False)  # only find → pick: the engine's short road when not tracing
+    direct: Callable[[str, OptionSet], Any] | None = field(init=False)  # find → pick in one call (literal finds)
+
+    def __post_init__(self) -> None:
+        self.plain = (self.finder is not None and self.prepare is None and self.when is None and self.where is None
+                      and self.answer is None and self.skip_to is None and not self.also)
+        # a literal find whose step only adds a `prepare` or a `when` that is decided before the find
+        fused = (isinstance(self.finder, LiteralFinder) and self.where is None and self.answer is None
+                 and self.skip_to is None and not self.also and (self.when is None or not self.when.needs_candidates))
+        self.direct = direct_literal_pick(self.finder, self.picker) if fused else None
+
+
+@dataclass(eq=False)
+class CompiledSection:
+    """A question type's pipeline ready to run."""
+
+    name: str
+    prepare: Callable[[str], str] | None
+    steps: list[CompiledStep]
+    fallback: Any
+    normalize: S.Normalize | None
+    compare: Any
+    letters_if_missing: tuple = ()
+
+
+@dataclass
+class CompiledRuleset:
+    """A validated, compiled ruleset. `sections` maps question type → CompiledSection."""
+
+    name: str
+    model: S.Ruleset
+    sections: dict[str, CompiledSection]
+    fingerprint: str
+    files: list[str]
+    data: Any = None
+    seed: int | None = None
+    stream: bool = field(default=False)
+
+
+_KEY = [0]
+
+
+def _next_key() -> int:
+    _KEY[0] += 1
+    return _KEY[0]
+
+
+def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection:
+    """Compile one section; `data` is its Loc-annotated YAML for error positions."""
+    raw_steps = data.get("steps", []) if data is not None else []
+
+    def step_loc(i: int, key: str | None = None) -> Loc | None:
+        if i >= len(raw_steps):
+            return None
+        node = raw_steps[i]
+        if key and hasattr(node, "locs") and key in node.locs:
+            return node.locs[key]
+        return getattr(node, "loc", None)
+
+    enabled = [(i, s) for i, s in enumerate(section.steps) if s.enabled]
+    ids = [s.id for _, s in enabled]
+    all_ids = [s.id for s in section.steps]
+    seen: dict[str, int] = {}
+    for i, s in enumerate(section.steps):
+        if s.id in seen:
+            raise RulesetError(f"duplicate step id `{s.id}` (also step {seen[s.id] + 1})", step_loc(i, "id"), code="E130")
+        seen[s.id] = i
+    steps, errors = [], []
+    for position, (i, s) in enumerate(enabled):
+        try:
+            steps.append(_compile_step(position, i, s, raw_steps, ids, all_ids, step_loc))
+        except RulesetError as exc:
+            errors.append(exc)
+    if errors:
+        from rulekit.core.errors import ErrorGroup
+        raise ErrorGroup(errors)
+    prep_node = data.get("prepare", []) if data is not None else []
+    prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
+    from rulekit.ops.scoring import compile_compare
+
+    compare = compile_compare(section.compare, data.get("compare") if data is not None else None)
+    return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
+                           tuple(section.letters_if_missing))
+
+
+def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> CompiledStep:
+    """Compile one enabled step (position among enabled steps, i among all steps)."""
+    prep_node = raw_steps[i].get("prepare", []) if i < len(raw_steps) else []
+    finder = compile_find(s.find, _next_key(), step_loc(i, "find")) if s.find is not None else None
+    also = [compile_find(f, _next_key(), step_loc(i, "also")) for f in s.also]
+    skip_to = None
+    if s.skip_to is not None:
+        if s.skip_to not in all_ids:
+            import difflib
+            close = difflib.get_close_matches(s.skip_to, all_ids, n=1)
+            raise RulesetError(f"`skip-to: {s.skip_to}` names no step", step_loc(i, "skip-to"),
+                               help=f"did you mean `{close[0]}`?" if close else None, code="E131")
+        if s.skip_to in ids and ids.index(s.skip_to) <= position:
+            raise RulesetError(f"`skip-to: {s.skip_to}` must name a LATER step", step_loc(i, "skip-to"), code="E131")
+        skip_to = ids.index(s.skip_to) if s.skip_to in ids else len(ids)
+    if finder is None and s.answer is None and s.skip_to is None:
+        raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
+    when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
+    where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
+    if isinstance(finder, TokenFinder) and where is not None and where.names & {"start", "end"}:
+        finder.needs_offsets = True
+    if isinstance(finder, LiteralFinder) and (where is not None or (when is not None and "candidates" in when.names)
+                                              or s.pick == "all" or s.also):
+        finder.needs_all = True
+    if isinstance(finder, RegexFinder) and finder.per_options:
+        finder.compiled(OptionSet({"A": "", "B": "", "C": "", "D": ""}))  # report a bad pattern at load time
+    return CompiledStep(
+        id=s.id, loc=step_loc(i), look_in=s.look_in,
+        prepare=compile_prepare(s.prepare, lambda k, n=prep_node: n.locs[k] if hasattr(n, "locs") else None),
+        when=when, finder=finder, where=where, picker=Picker(s.pick, _next_key()), answer=s.answer,
+        outcome=s.outcome, skip_to=skip_to, also=also,
+        describe=finder.description if finder else "nothing (fixed answer)")
+
+
+def load_ruleset(name_or_path: str) -> CompiledRuleset:
+    """Load (with `extends:`), validate and compile a ruleset by built-in name or path.
+
+    Raises RulesetError / ErrorGroup with every problem located in its file.
+    """
+    from pydantic import ValidationError
+
+    from rulekit.core.errors import ErrorGroup
+    from rulekit.language.loader import fingerprint, load_data, validation_errors
+
+    data, files = load_data(name_or_path)
+    try:
+        model = S.Ruleset.model_validate(data)
+    except ValidationError as exc:
+        raise ErrorGroup(validation_errors(exc, data)) from None
+    sections: dict[str, CompiledSection] = {}
+    errors: list[RulesetError] = []
+    for key, attr in (("multiple-choice", "multiple_choice"), ("open", "open")):
+        section = getattr(model, attr)
+        if section is None:
+            continue
+        try:
+            sections[key] = compile_section(key, section, data.get(key))
+        except ErrorGroup as exc:
+            errors.extend(exc.errors)
+        except RulesetError as exc:
+            errors.append(exc)
+    if errors:
+        raise ErrorGroup(errors)
+    if not sections:
+        raise RulesetError("the ruleset has no `multiple-choice` or `open` section", getattr(data, "loc", None), code="E133")
+    finals = [S.final_fallback(s.fallback) for s in (model.multiple_choice, model.open) if s is not None]
+    seeds = [fb.random_option.seed for fb in finals if isinstance(fb, S.RandomOption)]
+    stream = any(fb.random_option.order == "stream" for fb in finals if isinstance(fb, S.RandomOption))
+    return CompiledRuleset(model.ruleset, model, sections, fingerprint(data, seeds[0] if seeds else None),
+                           [str(f) for f in files], data, seeds[0] if seeds else None, stream)

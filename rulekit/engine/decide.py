@@ -1,0 +1,350 @@
+"""Apply a compiled ruleset to records: prepare → steps in order → fallback → compare.
+
+`Evaluator.decide(record)` returns a `Decision` (with a step-by-step trace when asked). It is
+pure and deterministic: a random fallback draws from an RNG keyed by (seed, record id), unless the
+ruleset asks for `order: stream`, where one RNG is shared in input order.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Iterable, Iterator
+
+from rulekit.language import schema as S
+from rulekit.language.expr import ConditionFailed
+from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
+from rulekit.engine.compiler import CompiledRuleset, CompiledSection
+from rulekit.engine.judge import judge_fallback
+from rulekit.ops.options import option_set
+from rulekit.ops.picks import NO_ANSWER
+from rulekit.core.records import Record
+from rulekit.ops.compare import normalize_answers
+from rulekit.ops.scoring import letter_correct, scored_decision
+from rulekit.core.trace import Candidate, Decision, StepTrace
+
+MAX_TRACE_CANDIDATES = 200
+MAX_CHARS = 1_000_000  # replies longer than this are not decided (outcome `error`); --max-chars changes it
+
+
+class Env:
+    """What a condition can see: the step's text, the record, its options, the candidates."""
+
+    __slots__ = ("text", "record", "opts", "cands", "candidate", "tokens_count", "_words")
+
+    def __init__(self, text: str, record: Record, opts):
+        self.text, self.record, self.opts = text, record, opts
+        self.cands: list[Candidate] = []
+        self.candidate = None
+        self.tokens_count = None
+        self._words = None
+
+    def get(self, name: str) -> Any:
+        """Value of a condition variable (see expr.VARIABLES)."""
+        if name == "words":
+            if self._words is None:
+                self._words = len(self.text.split())
+            return self._words
+        if name == "length":
+            return len(self.text)
+        if name == "tokens":
+            return self.tokens_count if self.tokens_count is not None else self.get("words")
+        if name == "options":
+            return len(self.opts.letters)
+        if name == "options_length":
+            return self.opts.length
+        if name == "letters":
+            return self.opts.letter_list
+        if name == "candidates":
+            return len(self.cands)
+        if name == "distinct":
+            return len({c.answer if not isinstance(c.answer, list) else tuple(c.answer) for c in self.cands})
+        if name in ("question_type", "benchmark", "model"):
+            return getattr(self.record, name)
+        if name == "gold":
+            return self.record.answer
+        raise KeyError(name)  # pragma: no cover - names are checked at compile time
+
+
+class DrawLater:
+    """`decide`'s answer, with `defer_stream` set, for a record left to a stream-order random draw:
+    the section's name and `options`, the decision each letter would make (`_draw_options`)."""
+
+    __slots__ = ("section", "options")
+
+    def __init__(self, section: str, options: list[tuple]):
+        self.section, self.options = section, options
+
+
+class Evaluator:
+    """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
+
+    With `defer_stream` set (worker processes), a record that falls to a stream-order random
+    fallback gets a `DrawLater` (the decision each letter would make) instead of a decision; the
+    process that sees the records in input order calls `draw_index` for each of them, in that order.
+    """
+
+    defer_stream = False
+
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None = None, max_chars: int = MAX_CHARS):
+        self.ruleset = ruleset
+        self.seed_override = seed
+        self.max_chars = max_chars
+        self._streams: dict[str, random.Random] = {}
+        self.budget = RECORD_BUDGET
+        self.strikes: dict[Any, int] = {}    # step (or section, for its prepare) → strikes so far (compiler.Clock)
+        self.cut_off: set = set()            # steps cut off for the rest of the run
+        self.cut_hits: dict[Any, int] = {}   # step → records that reached it after it was cut off
+
+    def seed_for(self, section: CompiledSection) -> int:
+        """The seed a section's random fallback uses."""
+        if self.seed_override is not None:
+            return self.seed_override
+        fb = S.final_fallback(section.fallback)
+        return fb.random_option.seed if isinstance(fb, S.RandomOption) else 0
+
+    def _draw_options(self, compare: Any, record: Record, letters: list[str]) -> list[tuple]:
+        """For every letter a random draw can give (in draw order), the fields of the decision that
+        letter makes: (pred, correct, score, outcome, step, k, message)."""
+        k = len(letters)
+        if compare == "letter":
+            gold = record.answer
+            return [(p, c, 1.0 if c else 0.0, "fallback", "random-option", k, "")
+                    for p, c in ((p, letter_correct(p, gold)) for p in letters)]
+        out = []
+        for pred in letters:
+            d = scored_decision(compare, pred, record, None, "fallback", "random-option", k=k)
+            out.append((d.pred, d.correct, d.score, d.outcome, d.step, d.k, str(d.message)))
+        return out
+
+    def draw_index(self, section_name: str, k: int) -> int:
+        """Draw from section `section_name`'s stream as `random.choice` over k letters does (same
+        RNG state consumed), and return the index drawn."""
+        section = self.ruleset.sections[section_name]
+        return self._stream(section, S.final_fallback(section.fallback).random_option).choice(range(k))
+
+    def _stream(self, section: CompiledSection, spec: S.RandomOptionSpec) -> random.Random:
+        """The section's one stream-order RNG, created on first use from the fallback's seed."""
+        rng = self._streams.get(section.name)
+        if rng is None:
+            seed = spec.seed if self.seed_override is None else self.seed_override
+            rng = self._streams[section.name] = random.Random(seed)
+        return rng
+
+    def run(self, records: Iterable[Record], trace: bool = False) -> Iterator[tuple[Record, Decision | None]]:
+        """Decide every record in order; a record whose question type has no section yields None."""
+        for record in records:
+            yield record, self.decide(record, trace)
+
+    def decide(self, record: Record, trace: bool = False) -> Decision | None:
+        """The decision on one record (None when the ruleset has no section for its question type)."""
+        section = self.ruleset.sections.get(record.question_type)
+        if section is None:
+            return None
+        traces: list[StepTrace] | None = [] if trace else None
+        if isinstance(record.response, str) and len(record.response) > self.max_chars:
+            return Decision(record.id, None, None, 0.0, "error", None,
+                            message=f"reply of {len(record.response):,} characters exceeds the limit of "
+                                    f"{self.max_chars:,} (--max-chars)", reason="reply over --max-chars")
+        clock = CLOCK
+        clock.left = self.budget
+        clock.step = section
+        if clock.strikes:  # left by a caller outside `decide` (judge prefetch): not this record's
+            clock.strikes = []
+        try:
+            return self._decide(section, record, traces)
+        except RegexTimeout as exc:
+            return self._error(record, clock.step, traces, "ran out of the record's regex budget" if exc.budget else
+                               "ran past its time limit", "regex budget" if exc.budget else "regex time limit")
+        except StepCutOff:
+            self.cut_hits[clock.step] = self.cut_hits.get(clock.step, 0) + 1
+            return self._error(record, clock.step, traces, f"was cut off after {STRIKES} regex time-outs or slow "
+                               "calls in this run (not tried)", "step cut off")
+        except ConditionFailed as exc:
+            where = _where(clock.step)
+            return Decision(record.id, None, None, 0.0, "error", getattr(clock.step, "id", None),
+                            message=f"{where}: {exc}", trace=traces, reason=f"failed condition or op in {where}")
+        finally:
+            clock.left = math.inf
+            if clock.strikes:
+                self._strike(clock.strikes)
+                clock.strikes = []
+
+    def _error(self, record: Record, at: Any, traces, what: str, why: str) -> Decision:
+        """Outcome `error` for a regex limit hit at step `at` (or the section's prepare)."""
+        where = _where(at)
+        return Decision(record.id, None, None, 0.0, "error", getattr(at, "id", None),
+                        message=f"a regex of {where} {what}", trace=traces, reason=f"{why} in {where}")
+
+    def _strike(self, strikes: list) -> None:
+        """Count this record's strikes; a step (or section prepare) with STRIKES of them is cut off."""
+        for at in strikes:
+            n = self.strikes[at] = self.strikes.get(at, 0) + 1
+            if n >= STRIKES:
+                self.cut_off.add(at)
+
+    def cut_off_report(self) -> list[tuple[str, int, int]]:
+        """(where, strikes, records not tried) of every step this evaluator cut off."""
+        return [(_where(at), self.strikes.get(at, 0), self.cut_hits.get(at, 0)) for at in self.cut_off]
+
+    def _decide(self, section: CompiledSection, record: Record, traces: list | None) -> Decision:
+        cut = self.cut_off
+        if cut and section in cut:
+            raise StepCutOff()
+        opts = option_set(record.choices, section.letters_if_missing)
+        original = record.response if isinstance(record.response, str) else str(record.response)
+        prepared = section.prepare(original) if section.prepare else original
+        steps = section.steps
+        clock = CLOCK
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            clock.step = step
+            if cut and step in cut:
+                raise StepCutOff()
+            if traces is None and step.direct is not None:  # a literal find and its pick in one call
+                text = prepared if step.look_in == "prepared" else original
+                if step.prepare is not None:
+                    text = step.prepare(text)
+                if step.when is None or step.when(Env(text, record, opts)):
+                    answer = step.direct(text, opts)
+                    if answer is not NO_ANSWER:
+                        return self._fired(section, record, opts, step, answer, None, prepared)
+                i += 1
+                continue
+            if traces is None and step.plain:  # find → pick and nothing else: the short road
+                text = prepared if step.look_in == "prepared" else original
+                cands = step.finder.find(text, opts, False)
+                if cands:
+                    answer = step.picker(cands, text, opts, False)[0]
+                    if answer is not NO_ANSWER:
+                        return self._fired(section, record, opts, step, answer, None, prepared)
+                i += 1
+                continue
+            text = prepared if step.look_in == "prepared" else original
+            if step.prepare is not None:
+                text = step.prepare(text)
+            when = step.when
+            env = Env(text, record, opts) if when is not None or step.where is not None else None
+            if when is not None and not when.needs_candidates and not when(env):
+                if traces is not None:
+                    traces.append(_st(step, "skipped", f"`when: {when.source}` is false"))
+                i += 1
+                continue
+            cands = step.finder.find(text, opts, traces is not None) if step.finder is not None else []
+            if env is not None:
+                env.cands = cands
+                if hasattr(step.finder, "last_token_count"):
+                    env.tokens_count = step.finder.last_token_count
+            if when is not None and when.needs_candidates and not when(env):
+                if traces is not None:
+                    traces.append(_st(step, "skipped", f"`when: {when.source}` is false", cands))
+                i += 1
+                continue
+            kept = cands
+            if step.where is not None:
+                kept = []
+                for c in cands:
+                    env.candidate = c
+                    if step.where(env):
+                        kept.append(c)
+            if step.finder is not None and not kept:
+                if traces is not None:
+                    why = "nothing found" if not cands else f"`where: {step.where.source}` kept none of {len(cands)} candidates"
+                    traces.append(_st(step, "passed", why, cands, kept if step.where is not None else None))
+                i += 1
+                continue
+            if step.answer is not None:
+                answer, reason = step.answer, f"found, so the fixed answer `{step.answer}`"
+            else:
+                answer, reason = step.picker(kept, text, opts, traces is not None)
+                if answer is NO_ANSWER:
+                    if traces is not None:
+                        traces.append(_st(step, "passed", reason, cands, kept if step.where is not None else None))
+                    i += 1
+                    continue
+            if step.skip_to is not None:
+                if traces is not None:
+                    target = steps[step.skip_to].id if step.skip_to < len(steps) else "the fallback"
+                    traces.append(_st(step, "skipped-to", f"found; continue at `{target}`", cands))
+                i = step.skip_to
+                continue
+            if step.also:
+                answer = _with_also(answer, step.also, opts, True)  # every match counts, traced or not
+            if traces is not None:
+                st = _st(step, "fired", reason, cands, kept if step.where is not None else None)
+                st.answer = answer
+                traces.append(st)
+            return self._fired(section, record, opts, step, answer, traces, prepared)
+        return self._fallback(section, record, opts, traces, prepared)
+
+    def _fired(self, section, record, opts, step, answer, traces, prepared) -> Decision:
+        """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
+        judge when the compare cannot decide."""
+        if traces is None and section.normalize is None and section.compare == "letter" and type(answer) is str:
+            correct = letter_correct(answer, record.answer)  # scoring.verdict's common case, without its dispatch
+            return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id)
+        if section.normalize is not None:
+            answer = normalize_answers(answer, section.normalize)
+        decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
+                                   trace=traces, text=prepared if traces is not None else "")
+        if decision.outcome == "unresolved" and isinstance(section.fallback, S.Judge):
+            return judge_fallback(self, section, record, opts, traces, prepared, section.fallback, decision)
+        return decision
+
+    def _fallback(self, section, record, opts, traces, prepared, fb=None) -> Decision:
+        fb = section.fallback if fb is None else fb  # `fb`: a judge's `then:` fallback
+        if fb is None:
+            return Decision(record.id, None, False, 0.0, "unresolved", None,
+                            message="no step fired and the ruleset has no fallback", trace=traces, text=prepared if traces is not None else "")
+        if isinstance(fb, S.Judge):
+            return judge_fallback(self, section, record, opts, traces, prepared, fb)
+        if isinstance(fb, S.RandomOption):
+            spec = fb.random_option
+            letters = opts.letter_list + [x for x in dict.fromkeys(spec.extra) if x not in opts.letters]
+            if not opts.letters:
+                return Decision(record.id, None, None, 0.0, "error", "random-option",
+                                message="random-option fallback: the record has no options", trace=traces,
+                                text=prepared if traces is not None else "", reason="no options to draw from")
+            seed = spec.seed if self.seed_override is None else self.seed_override
+            if spec.order == "stream":
+                if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/run/parallel.py)
+                    return DrawLater(section.name, self._draw_options(section.compare, record, letters))
+                rng = self._stream(section, spec)
+            else:
+                rng = random.Random(f"{seed}\x1f{record.id}")
+            pred = rng.choice(letters)
+            return scored_decision(section.compare, pred, record, None, "fallback", "random-option",
+                                   k=len(letters), trace=traces, text=prepared if traces is not None else "")
+        if isinstance(fb, S.Constant):
+            return scored_decision(section.compare, fb.constant, record, None, "fallback", "constant",
+                                   trace=traces, text=prepared if traces is not None else "")
+        pred = fb.abstain
+        return scored_decision(section.compare, pred, record, None, "abstain", "abstain",
+                               trace=traces, text=prepared if traces is not None else "")
+
+
+class StepCutOff(Exception):
+    """The record reached a step (or section prepare) that was cut off earlier in the run."""
+
+
+def _where(at: Any) -> str:
+    """`step `ID`` for a step, the section's prepare ops for a section."""
+    if isinstance(at, CompiledSection):
+        return f"the `{at.name}` section's prepare"
+    return f"step `{at.id}`" if at is not None else "the ruleset"
+
+
+def _st(step, status, reason, cands=None, kept=None) -> StepTrace:
+    loc = step.loc
+    return StepTrace(step.id, status, reason, loc.line if loc else 0, loc.file if loc else "", step.describe,
+                     list(cands[:MAX_TRACE_CANDIDATES]) if cands else [],
+                     list(kept[:MAX_TRACE_CANDIDATES]) if kept is not None else None)
+
+
+def _with_also(answer, finders, opts, full) -> list:
+    answers = answer if isinstance(answer, list) else [answer]
+    extra = []
+    for a in answers:
+        for finder in finders:
+            extra.extend(c.answer for c in finder.find(str(a), opts, full))
+    return list(answers) + extra

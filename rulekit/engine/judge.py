@@ -1,0 +1,265 @@
+"""The `judge:` fallback: ask an LLM judge on an OpenAI-compatible endpoint what the reply means.
+
+VLMEvalKit's pipeline (behaviour.md §2.4) as data: when no step of a section fires, the judge
+prompt (a prompt style, default `vlmevalkit-judge`) is filled with the question, the options and
+the stripped reply and sent to the judge, up to `retries` times; each judge reply is parsed by the
+SAME section's steps. The first reply they answer decides (outcome `judge`, step `judge`); after
+`retries` unusable replies the `then:` fallback decides (VLMEvalKit: a random letter or `Z`).
+
+A record whose step fired but whose compare cannot decide (an `Unresolved` verdict, outcome
+`unresolved`: e.g. MathVista's falsy prefetch, physics' `\text` answers) goes to the judge the same
+way. The judge's answer is scored by the same compare, settled: where it would ask a judge again,
+its `settled` verdict counts. Without a usable reply and without `then:` the record stays
+`unresolved`. A grading judge (`equal-if-contains:`, VLMEvalKit's physics) is asked instead about
+each (prediction, gold) pair the compare left undecided (prompt variables `{prediction}`, `{gold}`);
+a reply containing the text makes the pair equal, and the compare rescores the record.
+
+Where the judge is: `base-url`/`model` in the ruleset, overridden by the environment
+(`RULEKIT_JUDGE_URL`, `RULEKIT_JUDGE_MODEL`) and by `rulekit eval --judge-url/--judge-model`.
+
+Replies are cached on disk (SQLite, `RULEKIT_JUDGE_CACHE` or `~/.cache/rulekit/judge.sqlite`,
+`--judge-cache`), keyed by (judge model, prompt-template fingerprint, rendered prompt, attempt,
+sampling), and committed as they arrive: a rerun is free and gives the same decisions, and an
+interrupted run resumes where it stopped. `--judge-replay` uses only the cache and fails on a
+miss; `--judge-dry-run` counts what would be judged. `rulekit eval` asks the judge for every
+undecided record first (`rulekit.run.judging`), `--judge-concurrency` requests at a time, in rounds
+of attempts; the engine then reads the cache. A server that does not answer is an error (exit 2), never a silent switch
+to another scoring mode.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rulekit.language import schema as S
+from rulekit.core.errors import RulekitError, UsageError
+from rulekit.core.records import Record
+from rulekit.core.trace import Decision, StepTrace
+from rulekit.llm.cache import JudgeCache
+from rulekit.ops.scoring import Settled, scored_decision
+
+ENV_URL, ENV_MODEL, ENV_CACHE = "RULEKIT_JUDGE_URL", "RULEKIT_JUDGE_MODEL", "RULEKIT_JUDGE_CACHE"
+DEFAULT_MAX_TOKENS = 32
+
+
+class JudgeError(RulekitError):
+    """A judge reply is needed but cannot be had (e.g. `--judge-replay` and not in the cache)."""
+
+    code = "E501"
+
+
+@dataclass
+class Settings:
+    """Process-wide judge settings (the CLI's `--judge-*` options); None = from ruleset/environment."""
+
+    base_url: str | None = None
+    model: str | None = None
+    cache: str | None = None
+    replay: bool = False
+    concurrency: int = 8
+    timeout: float = 120.0
+
+
+SETTINGS = Settings()
+_CLIENTS: dict[tuple, "JudgeClient"] = {}
+_LOCK = threading.Lock()
+
+
+def configure(**kwargs: Any) -> None:
+    """Set judge settings (see `Settings`) and forget clients made with the old ones."""
+    global SETTINGS
+    SETTINGS = dataclasses.replace(Settings(), **kwargs)
+    for client in _CLIENTS.values():
+        client.cache.close()
+    _CLIENTS.clear()
+
+
+def endpoint(spec: S.JudgeSpec) -> tuple[str, str]:
+    """(base URL, model) of a judge: CLI settings, else environment, else the ruleset."""
+    url = SETTINGS.base_url or os.environ.get(ENV_URL) or spec.base_url
+    model = SETTINGS.model or os.environ.get(ENV_MODEL) or spec.model
+    if not url or not model:
+        missing = "a base URL" if not url else "a model"
+        raise UsageError(f"the judge needs {missing}",
+                         help="`base-url:`/`model:` in the ruleset's `judge:`, --judge-url/--judge-model, "
+                              f"or {ENV_URL}/{ENV_MODEL}", code="E400")
+    return url, model
+
+
+def cache_path() -> Path:
+    """Where judge replies are cached."""
+    if SETTINGS.cache:
+        return Path(SETTINGS.cache)
+    if os.environ.get(ENV_CACHE):
+        return Path(os.environ[ENV_CACHE])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "rulekit" / "judge.sqlite"
+
+
+# ---------------------------------------------------------------- client
+class JudgeClient:
+    """One judge (endpoint, model, prompt style, sampling) with its cache."""
+
+    def __init__(self, spec: S.JudgeSpec):
+        from rulekit.llm.client import OpenAIClient
+        from rulekit.llm.prompts import load_prompt
+
+        self.spec = spec
+        self.base_url, self.model = endpoint(spec)
+        self.prompt = load_prompt(spec.prompt)
+        self.sampling = {"temperature": spec.temperature,
+                         "max_tokens": spec.max_tokens or self.prompt.style.max_tokens or DEFAULT_MAX_TOKENS}
+        self.replay = SETTINGS.replay
+        self.cache = JudgeCache(cache_path(), readonly=self.replay)
+        self.http = OpenAIClient(self.base_url, timeout=SETTINGS.timeout)
+        self.calls = self.hits = 0
+
+    def render(self, record: Record) -> str:
+        """The judge prompt for a record (the reply stripped, as VLMEvalKit does)."""
+        reply = record.response if isinstance(record.response, str) else str(record.response)
+        return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply.strip()).text
+
+    def render_pair(self, record: Record, prediction: str, gold: str) -> str:
+        """A grading judge's prompt for one (prediction, gold) pair of a record."""
+        return self.prompt.render(record.question_type, record.question, record.choices, prediction=prediction,
+                                  gold=gold).text
+
+    def prompts(self, record: Record, undecided: Decision | None) -> list[str]:
+        """What the judge is asked about a record: the record itself, or (a grading judge) each pair
+        its compare left undecided — none when no step fired."""
+        if self.spec.equal_if_contains is None:
+            return [self.render(record)]
+        return [self.render_pair(record, p, g) for p, g in getattr(undecided and undecided.message, "pairs", ())]
+
+    def key(self, prompt: str, attempt: int) -> str:
+        """The cache key of one call."""
+        return JudgeCache.key(self.model, self.prompt.fingerprint, prompt, attempt, self.sampling)
+
+    def cached(self, prompt: str, attempt: int) -> str | None:
+        """The cached reply of one call, if any."""
+        return self.cache.get(self.key(prompt, attempt))
+
+    def ask(self, prompt: str, attempt: int, record_id: str = "") -> str:
+        """The judge's reply to `prompt` on try `attempt` (1-based): from the cache, else the server."""
+        key = self.key(prompt, attempt)
+        found = self.cache.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        if self.replay:
+            raise JudgeError(f"judge replay: no cached reply for record `{record_id}` (attempt {attempt}) "
+                             f"in {self.cache.path}", help="run once without --judge-replay to fill the cache")
+        seed = attempt if self.spec.temperature > 0 else None
+        system = [{"role": "system", "content": self.prompt.style.system}] if self.prompt.style.system else []
+        reply = self.http.chat(self.model, system + [{"role": "user", "content": prompt}], seed=seed,
+                               **self.sampling).text
+        self.calls += 1
+        self.cache.put(key, self.model, prompt, attempt, reply)
+        return reply
+
+
+def client_for(spec: S.JudgeSpec) -> JudgeClient:
+    """The shared client of a judge spec under the current settings."""
+    key = (spec.model_dump_json(), SETTINGS.base_url, SETTINGS.model, SETTINGS.cache, SETTINGS.replay,
+           os.environ.get(ENV_URL), os.environ.get(ENV_MODEL), os.environ.get(ENV_CACHE))
+    with _LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = JudgeClient(spec)
+    return client
+
+
+# ---------------------------------------------------------------- the fallback (called by the engine)
+def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
+    """The section's steps (no fallback) run on a judge reply, with the record's options and gold;
+    the compare is settled: a judge's answer is never sent to a second judge."""
+
+    steps_only = dataclasses.replace(section, fallback=None, compare=Settled(section.compare))
+    judged = dataclasses.replace(record, response=reply)
+    try:
+        return evaluator._decide(steps_only, judged, None)
+    except Exception as exc:  # a regex timeout or a failing condition: this reply is unusable
+        return Decision(record.id, None, None, 0.0, "unresolved", None, message=str(exc))
+
+
+def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, fb: S.Judge,
+                   undecided: Decision | None = None) -> Decision:
+    """Decide a record no step decided, or whose step's answer the compare cannot score (`undecided`,
+    that `unresolved` decision): up to `retries` judge replies, then the `then:` fallback."""
+    spec = fb.judge
+    client = client_for(spec)
+    text = prepared if traces is not None else ""
+    if undecided is not None and traces is not None:
+        traces.append(StepTrace("compare", "unresolved", f"step `{undecided.step}` fired with {undecided.pred!r}, "
+                                                         f"but its compare cannot decide ({undecided.message}): "
+                                                         "the judge is asked"))
+    if spec.equal_if_contains is not None:
+        graded = _grade(client, record, undecided, traces, text)
+        return graded or _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
+                                       "a grading judge needs a step's answer the compare left to it: none")
+    prompt = client.render(record)
+    tried = []
+    for attempt in range(1, spec.retries + 1):
+        reply = client.ask(prompt, attempt, record.id)
+        parsed = parse_reply(evaluator, section, record, reply)
+        if parsed.pred is not None and parsed.outcome in ("rule", "abstain"):
+            if traces is not None:
+                st = StepTrace("judge", "fired", f"judge `{client.model}` try {attempt}: {reply!r} → "
+                                                 f"{parsed.pred!r} by step `{parsed.step}`", looked_for=prompt[-200:])
+                st.answer = parsed.pred
+                traces.append(st)
+            return scored_decision(Settled(section.compare), parsed.pred, record, None, "judge", "judge", trace=traces,
+                                   text=text, message=f"judge try {attempt}: {_short(reply)} → step {parsed.step}")
+        tried.append(reply)
+    if traces is not None:
+        traces.append(StepTrace("judge", "passed", f"judge `{client.model}`: no step answered any of "
+                                                   f"{spec.retries} replies: {', '.join(map(_short, tried))}"))
+    return _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
+                         f"the judge gave no usable answer in {spec.retries} tries")
+
+
+def _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided, why: str) -> Decision:
+    """No judge answer: the `then:` fallback decides, as for any record; without one the record stays
+    `unresolved` (keeping the step's answer, when a step fired)."""
+    if spec.then is not None:
+        return evaluator._fallback(section, record, opts, traces, prepared, spec.then)
+    text = prepared if traces is not None else ""
+    if undecided is not None:
+        return dataclasses.replace(undecided, message=f"{undecided.message}; {why}", trace=traces, text=text)
+    return Decision(record.id, None, False, 0.0, "unresolved", "judge", trace=traces, text=text, message=why)
+
+
+def _grade(client: JudgeClient, record: Record, undecided: Decision | None, traces, text: str) -> Decision | None:
+    """A grading judge on every (prediction, gold) pair the compare left undecided; None: no pairs."""
+    problem = undecided.message if undecided is not None else None
+    pairs = getattr(problem, "pairs", ())
+    if not pairs:
+        return None
+    needle = client.spec.equal_if_contains.lower()
+    equal, said = set(), []
+    for (pred, gold), prompt in zip(pairs, client.prompts(record, undecided)):
+        reply = client.ask(prompt, 1, record.id)
+        if needle in reply.lower():
+            equal.add(pred)
+        said.append(f"{pred!r} vs {gold!r}: {_short(reply)}")
+    correct, score = problem.rescore(equal)
+    if traces is not None:
+        traces.append(StepTrace("judge", "fired", f"judge `{client.model}` graded {len(pairs)} pair(s): "
+                                                  f"{'; '.join(said)}; equal: {sorted(equal)!r}"))
+    return Decision(record.id, undecided.pred, correct, score, "judge", "judge", trace=traces, text=text,
+                    message=f"judge graded: {'; '.join(said)}")
+
+
+def _short(text: str) -> str:
+    text = repr(text)
+    return text if len(text) <= 60 else text[:57] + "...'"
+
+
+# ---------------------------------------------------------------- eval: overrides, dry run, concurrent prefetch
+def judges_of(ruleset) -> list[tuple[str, S.Judge]]:
+    """(section name, judge fallback) of each section of a compiled ruleset that has one."""
+    return [(name, sec.fallback) for name, sec in ruleset.sections.items() if isinstance(sec.fallback, S.Judge)]

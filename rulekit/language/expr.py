@@ -1,0 +1,328 @@
+"""Conditions (`when:`, `where:`): Lark grammar → small AST → plain Python closures. Never `eval`.
+
+Names a condition can use (see `VARIABLES`) are resolved at compile time, so a misspelt name is a
+ruleset error with its file:line:col, not a run-time surprise.
+"""
+from __future__ import annotations
+
+import difflib
+import operator
+from functools import lru_cache
+from typing import Any, Callable
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from rulekit.core.errors import ExpressionError, Loc
+from rulekit.core.resources import resource_dir
+
+# name → documentation. `step` names are known for the whole step, `candidate` names inside `where:`.
+VARIABLES = {
+    "words": "number of whitespace-separated words in the step's text (`len(text.split())`).",
+    "length": "number of characters in the step's text.",
+    "tokens": "number of tokens of the step's `token` find (its own separators), else `words`.",
+    "options": "number of options of the record.",
+    "options_length": "total characters of all option texts (as given, before any lowercasing).",
+    "letters": "the option letters, in option order (use with `in`).",
+    "candidates": "number of candidates the step's find produced (before `where`).",
+    "distinct": "number of distinct answers among those candidates.",
+    "answer": "(where) the candidate's answer.",
+    "start": "(where) character offset where the candidate starts.",
+    "end": "(where) character offset where the candidate ends.",
+    "index": "(where) token index of the candidate (token finds), else -1.",
+    "first_index": "(where) token index of the first occurrence of the candidate's answer.",
+    "question_type": "the record's question type (`multiple-choice` or `open`).",
+    "benchmark": "the record's benchmark name.",
+    "model": "the record's model label.",
+    "gold": "the record's gold answer, as given (a string, number or list; e.g. `gold in ['yes', 'no']`).",
+    "meta.NAME": "a field of the record's `meta` (None when absent).",
+}
+CANDIDATE_NAMES = {"answer", "start", "end", "index", "first_index"}
+NEEDS_CANDIDATES = {"candidates", "distinct"} | CANDIDATE_NAMES
+
+FUNCTIONS = {
+    "contains": "contains(S): the step's text contains the string S.",
+    "count": "count(S): occurrences of S in the step's text (non-overlapping).",
+    "len": "len(X): length of a string or list.",
+    "lower": "lower(S): S lowercased.",
+    "upper": "upper(S): S uppercased.",
+}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1}
+
+_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """The condition parser. Building its LALR tables takes ~0.25 s (most of it lark's terminal
+    collision check), so they are cached under $XDG_CACHE_HOME/rulekit (~/.cache/rulekit), named by
+    a hash of the grammar, lark's and Python's versions; written under a temporary name and renamed,
+    so concurrent processes never read half a file. Without a writable cache it is built each time."""
+    import hashlib
+    import os
+    import sys
+    from pathlib import Path
+
+    import lark
+
+    grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
+    options = {"parser": "lalr", "propagate_positions": True}
+    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit" / f"condition-{key}.lark"
+    if cache.is_file():
+        return Lark(grammar, cache=str(cache), **options)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+        parser = Lark(grammar, cache=str(tmp), **options)
+        os.replace(tmp, cache)
+        return parser
+    except OSError:
+        return Lark(grammar, **options)
+
+
+class ConditionFailed(Exception):
+    """A condition that parsed but could not be evaluated on one record (e.g. `answer + 1` on text)."""
+
+
+class Condition:
+    """A compiled condition: call it with an Env; `names` lists the variables it reads."""
+
+    __slots__ = ("source", "fn", "names", "needs_candidates")
+
+    def __init__(self, source: str, fn: Callable, names: set[str]):
+        self.source, self.fn, self.names = source, fn, names
+        self.needs_candidates = bool(names & NEEDS_CANDIDATES)
+        """True when the condition reads candidate statistics, so it runs after the step's find."""
+
+    def __call__(self, env: Any) -> bool:
+        try:
+            return bool(self.fn(env))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
+            raise ConditionFailed(f"condition `{self.source}` failed: {exc}") from None
+
+
+@v_args(inline=True)
+class _Build(Transformer):
+    """AST → closures of one argument (the Env)."""
+
+    def __init__(self, names: set[str], allow_candidate: bool):
+        super().__init__()
+        self.names = names
+        self.allow_candidate = allow_candidate
+
+    def number(self, tok):
+        if len(tok) > MAX_DIGITS:
+            raise _NameProblem(tok, f"number of {len(tok):,} digits; the limit is {MAX_DIGITS}", [], code="E204")
+        value = float(tok) if "." in tok else int(tok)
+        fn = lambda env: value  # noqa: E731
+        fn.constant = value  # type: ignore[attr-defined]  (read by `compare`)
+        return fn
+
+    def string(self, tok):
+        value = tok[1:-1]
+        return lambda env: value
+
+    def true(self):
+        return lambda env: True
+
+    def false(self):
+        return lambda env: False
+
+    def var(self, tok: Token):
+        name = str(tok)
+        if name.startswith("meta."):
+            key = name[5:]
+            self.names.add(name)
+            return lambda env: env.record.meta.get(key)
+        if name not in VARIABLES:
+            raise _NameProblem(tok, f"unknown name `{name}`", difflib.get_close_matches(name, list(VARIABLES), n=1))
+        if name in CANDIDATE_NAMES and not self.allow_candidate:
+            raise _NameProblem(tok, f"`{name}` describes one candidate and is only known in `where:`", [])
+        self.names.add(name)
+        if name in CANDIDATE_NAMES:
+            return lambda env: getattr(env.candidate, name)
+        fn = lambda env: env.get(name)  # noqa: E731
+        fn.variable = name  # type: ignore[attr-defined]  (read by `compare`)
+        return fn
+
+    def call(self, tok: Token, args=None):
+        name = str(tok)
+        fns = list(args.children) if args is not None else []
+        if name not in FUNCTIONS:
+            raise _NameProblem(tok, f"unknown function `{name}`", difflib.get_close_matches(name, list(FUNCTIONS), n=1))
+        if len(fns) != _ARITY[name]:
+            raise _NameProblem(tok, f"`{name}` takes {_ARITY[name]} argument(s), got {len(fns)}", [])
+        arg = fns[0]
+        if name == "contains":
+            return lambda env: arg(env) in env.text
+        if name == "count":
+            return lambda env: env.text.count(arg(env))
+        if name == "len":
+            return lambda env: len(arg(env))
+        if name == "lower":
+            return lambda env: str(arg(env)).lower()
+        return lambda env: str(arg(env)).upper()
+
+    def list(self, args=None):
+        fns = list(args.children) if args is not None else []
+        return lambda env: [f(env) for f in fns]
+
+    def negate(self, a):
+        return lambda env: -a(env)
+
+    def arith(self, a, op, b):
+        fn = _ARITH[str(op)]
+        if str(op) == "*":
+            return lambda env: _bounded_mul(a(env), b(env))
+        if str(op) == "+":
+            return lambda env: _bounded(a(env) + b(env))
+        return lambda env: fn(a(env), b(env))
+
+    def compare(self, a, op, b):
+        fn = _CMP[str(op)]
+        words_left = getattr(a, "variable", None) == "words" and type(getattr(b, "constant", None)) is int
+        if words_left or (getattr(b, "variable", None) == "words" and type(getattr(a, "constant", None)) is int):
+            # `words > 5` needs to count words only up to 7: split at most that many times
+            # (min(words, n + 2) compares with n as words does)
+            n = b.constant if words_left else a.constant
+            most = min(max(n + 1, 0), 1 << 62)  # str.split's maxsplit is a C size: a bigger n counts all words
+            if words_left:
+                return lambda env: fn(len(env.text.split(None, most)), n)
+            return lambda env: fn(n, len(env.text.split(None, most)))
+        return lambda env: _safe_cmp(fn, a(env), b(env))
+
+    def in_(self, a, b):
+        return lambda env: a(env) in b(env)
+
+    def not_in(self, a, b):
+        return lambda env: a(env) not in b(env)
+
+    def not_(self, a):
+        return lambda env: not a(env)
+
+    def and_(self, a, b):
+        return lambda env: a(env) and b(env)
+
+    def or_(self, a, b):
+        return lambda env: a(env) or b(env)
+
+
+# Size limits of conditions (untrusted data): README "Rulesets are untrusted data" documents them.
+MAX_REPEAT = 100_000      # items in a string or list a condition builds (`*` repetition, `+` concatenation)
+MAX_INT_BITS = 4096       # bits of an integer a condition computes (a product of products cannot grow without end)
+MAX_DIGITS = 100          # digits of a number literal (E204)
+MAX_CONDITION = 10_000    # characters of one condition (E204)
+
+
+class OverLimit(ValueError):
+    """A condition's value went over a size limit (a ValueError: per record, outcome `error`)."""
+
+
+def _bounded(value):
+    """`value`, unless it is a string or list over MAX_REPEAT items or an integer over MAX_INT_BITS bits
+    (ValueError: the record's outcome becomes `error`; a condition without variables fails at load)."""
+    if isinstance(value, (str, list)):
+        if len(value) > MAX_REPEAT:
+            raise OverLimit(f"a value longer than {MAX_REPEAT:,} items")
+    elif type(value) is int and value.bit_length() > MAX_INT_BITS:
+        raise OverLimit(f"a number over {MAX_INT_BITS} bits")
+    return value
+
+
+def _bounded_mul(a, b):
+    """`*`, except that repeating a string or list is capped before it is built (a condition cannot
+    allocate gigabytes), and so are integer products."""
+    for seq, n in ((a, b), (b, a)):
+        if isinstance(seq, (str, list)) and isinstance(n, int) and len(seq) * max(n, 0) > MAX_REPEAT:
+            raise OverLimit(f"repetition longer than {MAX_REPEAT:,} items")
+    if type(a) is int and type(b) is int and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
+        raise OverLimit(f"a product over {MAX_INT_BITS} bits")
+    return a * b
+
+
+def _safe_cmp(fn, a, b):
+    try:
+        return fn(a, b)
+    except TypeError:
+        return False
+
+
+class _NameProblem(Exception):
+    def __init__(self, tok: Token, message: str, close: list[str], code: str = "E201"):
+        super().__init__(message)
+        self.tok, self.message, self.close, self.code = tok, message, close, code
+
+
+class _Constant:
+    """The environment a condition without variables is tried in at load time (text functions see "")."""
+
+    text = ""
+
+
+def compile_condition(source: str, loc: Loc | None = None, *, where: bool = False) -> Condition:
+    """Parse and compile a condition; errors carry the position inside the ruleset file."""
+    if not isinstance(source, str):
+        source = str(source).lower() if isinstance(source, bool) else str(source)
+    if len(source) > MAX_CONDITION:
+        raise ExpressionError(f"condition of {len(source):,} characters; the limit is {MAX_CONDITION:,}", loc,
+                              code="E204")
+    names: set[str] = set()
+    try:
+        tree = _parser().parse(source)
+        fn = _Build(names, where).transform(tree)
+    except VisitError as exc:
+        inner = exc.orig_exc
+        if isinstance(inner, _NameProblem):
+            if inner.code != "E201":
+                raise ExpressionError(inner.message, _shift(loc, inner.tok.column), code=inner.code) from None
+            hint = f"did you mean `{inner.close[0]}`?" if inner.close else "see `rulekit vocabulary` for the names"
+            raise ExpressionError(inner.message, _shift(loc, inner.tok.column), help=hint, code="E201") from None
+        raise
+    except UnexpectedInput as exc:
+        raise ExpressionError(_describe(exc, source), _shift(loc, getattr(exc, "column", 1)),
+                              help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
+    except RecursionError:
+        raise ExpressionError("condition nested too deeply", loc, code="E203") from None
+    if not names:  # no variables: a value over the size limits is the same for every record, so say so now
+        try:
+            fn(_Constant())
+        except OverLimit as exc:
+            raise ExpressionError(f"condition `{_clip(source)}`: {exc}", loc, code="E204") from None
+        except Exception:  # a type error and the like: the engine reports it per record, as before
+            pass
+    return Condition(source, fn, names)
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _shift(loc: Loc | None, column: int | None) -> Loc | None:
+    if loc is None:
+        return None
+    return Loc(loc.file, loc.line, loc.col + max((column or 1) - 1, 0))
+
+
+def _describe(exc: UnexpectedInput, source: str) -> str:
+    if isinstance(exc, UnexpectedEOF):
+        return f"condition `{source}` ends too early; expected {_expected(exc.expected)}"
+    if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            return f"condition `{source}` ends too early; expected {_expected(exc.expected)}"
+        return f"unexpected `{exc.token}` in condition; expected {_expected(exc.expected)}"
+    if isinstance(exc, UnexpectedCharacters):
+        return f"unexpected character `{source[exc.pos_in_stream]}` in condition `{source}`"
+    return f"cannot parse condition `{source}`"
+
+
+_TERMINAL_NAMES = {"NAME": "a name", "NUMBER": "a number", "STRING": "a string", "LPAR": "`(`", "RPAR": "`)`",
+                   "LSQB": "`[`", "RSQB": "`]`", "CMP": "a comparison", "ADD": "`+`/`-`", "MUL": "`*`/`/`",
+                   "COMMA": "`,`", "MINUS": "`-`", "NOT": "`not`", "AND": "`and`", "OR": "`or`", "IN": "`in`",
+                   "TRUE": "`true`", "FALSE": "`false`"}
+
+
+def _expected(expected) -> str:
+    names = sorted({_TERMINAL_NAMES.get(e, e.lower()) for e in expected})
+    return ", ".join(names[:6]) if names else "more"

@@ -1,0 +1,221 @@
+"""Prompt styles as data: YAML files in `prompts/` (shipped in the wheel as `rulekit.prompts`).
+
+A style says how one question becomes the user message (and an optional system message):
+
+```yaml
+prompt: vlmevalkit-mcq
+system: null                                  # optional system message
+images: before                                # before | after | none: where images go
+max-tokens: 16                                # optional default for `rulekit generate`
+options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
+vars: {name: value}                           # constants usable as {name}
+multiple-choice:                              # parts, concatenated
+  - {text: "Hint: {hint}\\n", if: hint}       # a part only when the variable is non-empty
+  - "Question: {question}\\n"
+open: [...]
+```
+
+Templates are filled by a tiny substitution, never `eval` nor `str.format` (no attribute or
+index access): `{name}` is replaced by a variable, `{{` and `}}` are literal braces, and an
+unknown name is an error when the style is loaded. Variables: `question`, `options`, `hint`,
+`letters` ("A, B, C"), `prediction` (judge prompts: the model's reply, or the answer graded), `gold`
+(grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
+every other prompt, so a generation prompt never sees it) and the style's `vars`.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from rulekit.core.errors import Loc, RulesetError, UsageError
+from rulekit.core.resources import resource_dir
+
+VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold")
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
+
+
+def _dash(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Word(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", alias_generator=_dash, populate_by_name=True)
+
+
+class Part(_Word):
+    """One conditional piece of a template: `text`, written only when variable `if` is non-empty
+    (or, with `unless`, only when it is empty)."""
+
+    text: str
+    if_: str | None = None
+    unless: str | None = None
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
+                              alias_generator=lambda n: "if" if n == "if_" else _dash(n))
+
+
+class OptionFormat(_Word):
+    """How `{options}` is written: each option as `item` (`{letter}`, `{text}`), joined by `join`."""
+
+    item: str = "{letter}. {text}"
+    join: str = "\n"
+
+
+class Source(_Word):
+    """Where the prompt comes from."""
+
+    repo: str
+    path: str | None = None
+    function: str | None = None
+    commit: str | None = None
+    source: str | None = None
+
+
+class PromptStyle(_Word):
+    """A prompt style file (see the module docstring)."""
+
+    prompt: str
+    summary: str = ""
+    reproduces: Source | None = None
+    system: str | None = None
+    images: Literal["before", "after", "none"] = "before"
+    max_tokens: int | None = None
+    options: OptionFormat = OptionFormat()
+    vars: dict[str, str] = {}
+    multiple_choice: list[Union[str, Part]] | None = None
+    open: list[Union[str, Part]] | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    """The rendered prompt of one item: optional system text, the user text, and how many images
+    go where."""
+
+    system: str | None
+    text: str
+    images: str  # before | after | none
+
+
+class Prompt:
+    """A loaded, checked prompt style."""
+
+    def __init__(self, style: PromptStyle, path: Path):
+        self.style = style
+        self.path = path
+        self.name = style.prompt
+        blob = orjson.dumps(style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"}),
+                            option=orjson.OPT_SORT_KEYS)
+        self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
+        known = set(VARIABLES) | set(style.vars)
+        for section in ("multiple_choice", "open"):
+            for part in getattr(style, section) or []:
+                part = part if isinstance(part, Part) else Part(text=part)
+                for name in _names(part.text) + [n for n in (part.if_, part.unless) if n]:
+                    if name not in known:
+                        raise RulesetError(f"prompt `{self.name}`: unknown variable `{{{name}}}`",
+                                           Loc(str(path), 0, 0),
+                                           help=f"known: {', '.join(sorted(known))}", code="E113")
+        for name in _names(style.options.item):
+            if name not in ("letter", "text"):
+                raise RulesetError(f"prompt `{self.name}`: `options.item` may use only {{letter}} and {{text}}, "
+                                   f"not `{{{name}}}`", Loc(str(path), 0, 0), code="E113")
+
+    def sections(self) -> list[str]:
+        """Question types this style can write."""
+        return [k for k, v in (("multiple-choice", self.style.multiple_choice), ("open", self.style.open)) if v]
+
+    def options_text(self, choices: dict[str, str] | None) -> str:
+        """`{options}`: every option written with the style's item format."""
+        if not choices:
+            return ""
+        fmt = self.style.options
+        return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
+
+    def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
+                  prediction: str | None = None, gold: str | None = None) -> dict[str, str]:
+        """The substitution mapping for one item (all values are strings)."""
+        out = dict(self.style.vars)
+        out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
+                   letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
+        return out
+
+    def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
+               hint: str | None = None, prediction: str | None = None, gold: str | None = None) -> Message:
+        """The message for one item; a multiple-choice item without options uses the `open` parts."""
+        parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
+        if question_type == "multiple-choice" and not choices and self.style.open:
+            parts = self.style.open
+        if not parts:
+            raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
+                             help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
+        values = self.variables(question, choices, hint, prediction, gold)
+        text = []
+        for part in parts:
+            part = part if isinstance(part, Part) else Part(text=part)
+            if part.if_ and not values.get(part.if_):
+                continue
+            if part.unless and values.get(part.unless):
+                continue
+            text.append(substitute(part.text, values))
+        return Message(self.style.system, "".join(text), self.style.images)
+
+
+def _names(template: str) -> list[str]:
+    return [m.group(1) for m in _PLACEHOLDER.finditer(template) if m.group(1)]
+
+
+def substitute(template: str, values: dict[str, str]) -> str:
+    """Replace `{name}` by `values[name]`; `{{`/`}}` are literal braces; a lone brace stays as it is."""
+    def repl(m: re.Match) -> str:
+        token = m.group(0)
+        if token == "{{":
+            return "{"
+        if token == "}}":
+            return "}"
+        name = m.group(1)
+        if name is None:
+            return token
+        return str(values[name]) if name in values else token
+    return _PLACEHOLDER.sub(repl, template)
+
+
+def builtin_prompts() -> dict[str, Path]:
+    """Name → path of every built-in prompt style."""
+    return {p.stem: p for p in sorted(resource_dir("prompts").glob("*.yaml"))}
+
+
+_CACHE: dict[str, Prompt] = {}
+
+
+def load_prompt(name_or_path: str) -> Prompt:
+    """A built-in prompt style by name, or a YAML file."""
+    found = _CACHE.get(name_or_path)
+    if found is not None:
+        return found
+    builtins = builtin_prompts()
+    path = builtins.get(name_or_path) or Path(name_or_path)
+    if not path.is_file():
+        import difflib
+        close = difflib.get_close_matches(name_or_path, list(builtins), n=1)
+        raise UsageError(f"no prompt style `{name_or_path}`",
+                         help=(f"did you mean `{close[0]}`? " if close else "") + f"built-in: {', '.join(builtins)}",
+                         code="E400")
+    from rulekit.language.loader import locate, read_yaml  # the ruleset reader: UTF-8, depth and alias limits, positions
+
+    data: Any = read_yaml(path)
+    try:
+        style = PromptStyle.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise RulesetError(f"prompt style: `{where}`: {first['msg']}", locate(data, tuple(first["loc"])) or Loc(str(path), 0, 0),
+                           code="E113") from None
+    prompt = Prompt(style, path)
+    _CACHE[name_or_path] = prompt
+    return prompt

@@ -1,0 +1,360 @@
+"""Finds compiled: each `find:` word becomes a `Finder` that lists candidates (answer, span) in a text."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import regex
+
+from rulekit.core.errors import Loc, RulesetError
+from rulekit.core.regex import compile_regex, timed
+from rulekit.core.trace import Candidate
+from rulekit.language import schema as S
+from rulekit.language import schema_text as T
+from rulekit.ops.options import OptionSet, pattern_cache
+from rulekit.ops.textops import boxed_spans
+
+def _templates(value) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _expand(templates: tuple[str, ...], opts: OptionSet, lower: bool) -> list[tuple[str, str]]:
+    """(answer, needle) pairs: `{letter}` / `{option}` templates once per option, others as they are."""
+    out = []
+    for template in templates:
+        if "{letter}" in template or "{option}" in template:
+            for letter, text in zip(opts.letters, opts.texts):
+                needle = template.replace("{letter}", letter).replace("{option}", text)
+                out.append((letter, needle.lower() if lower else needle))
+        else:
+            out.append((template, template.lower() if lower else template))
+    return out
+
+
+class Finder(ABC):
+    """Base of compiled finds: `find(text, opts, full)` → candidates; `tokens` is set for token finds."""
+
+    description = ""
+
+    @abstractmethod
+    def find(self, text: str, opts: OptionSet, full: bool) -> list[Candidate]:
+        """Candidates in `text` for these options (`full`: every occurrence, for traces)."""
+
+
+def _occurrences(text: str, needle: str, answer: Any, full: bool) -> list[Candidate]:
+    if needle == "":
+        return [Candidate(answer, len(text), len(text), "")]
+    first = text.find(needle)
+    if first < 0:
+        return []
+    n = len(needle)
+    if not full:
+        last = text.rfind(needle)
+        out = [Candidate(answer, first, first + n, needle)]
+        if last != first:
+            out.append(Candidate(answer, last, last + n, needle))
+        return out
+    out = []
+    pos = first
+    while pos >= 0:
+        out.append(Candidate(answer, pos, pos + n, needle))
+        pos = text.find(needle, pos + 1)
+    return out
+
+
+class LiteralFinder(Finder):
+    """Compiled `literal`/`phrases`/`option-text`: substring occurrences of expanded needles."""
+
+    def __init__(self, templates: tuple[str, ...], lower: bool, key: int, describe: str, option_text: bool = False):
+        self.templates, self.lower, self.key, self.option_text = templates, lower, key, option_text
+        self.uses_text = option_text or any("{option}" in t for t in templates)
+        self.description = describe
+        self.needs_all = False  # set when a `where:` or `candidates` condition must see every occurrence
+
+    def needles(self, opts: OptionSet) -> list[tuple[str, str]]:
+        """The (answer, needle) pairs for this option set (cached)."""
+        cache = pattern_cache(opts, self.uses_text)
+        found = cache.get(self.key)
+        if found is None:
+            if self.option_text:
+                texts = opts.lower_texts if self.lower else opts.texts
+                found = list(zip(opts.letters, texts))
+            else:
+                found = _expand(self.templates, opts, self.lower)
+            cache[self.key] = found
+        return found
+
+    def find(self, text, opts, full):
+        if self.option_text and not opts.has_text:
+            return []
+        full = full or self.needs_all
+        if self.lower:
+            text = text.lower()
+        out: list[Candidate] = []
+        if full:
+            for answer, needle in self.needles(opts):
+                if needle in text:
+                    out.extend(_occurrences(text, needle, answer, True))
+            return out
+        for answer, needle in self.needles(opts):  # first and last occurrence of each: all a pick needs
+            first = text.find(needle)
+            if first < 0:
+                continue
+            if not needle:
+                out.append(Candidate(answer, len(text), len(text), ""))
+                continue
+            n = len(needle)
+            out.append(Candidate(answer, first, first + n, needle))
+            last = text.rfind(needle)
+            if last != first:
+                out.append(Candidate(answer, last, last + n, needle))
+        return out
+
+
+class TokenFinder(Finder):
+    """Compiled `token`: whole tokens after replacing separator characters with spaces.
+
+    Tokens come from `str.split()` (C speed, Python's own whitespace rules) and are shared by the
+    steps of one record that use the same separators. Character offsets are computed only when a
+    trace or a condition on `start`/`end` needs them; `first`/`last` picks order by token index,
+    which is the same order.
+    """
+
+    _shared: dict = {}
+
+    def __init__(self, templates: tuple[str, ...], separators: str, lower: bool, key: int, describe: str):
+        self.templates, self.lower, self.key = templates, lower, key
+        self.uses_text = any("{option}" in t for t in templates)
+        self.separators = separators
+        self.separators_list = tuple(dict.fromkeys(separators))
+        self.byte_table = (bytes.maketrans(separators.encode(), b" " * len(separators))
+                           if separators.isascii() else None)
+        self.description = describe
+        self.needs_offsets = False
+        self.last_token_count = 0
+
+    def spaced(self, text: str) -> str:
+        """The text with separators replaced by spaces (and lowercased for `case: ignore`)."""
+        spaced = text
+        if self.byte_table is not None and text.isascii():  # bytes.translate: a table lookup per byte, C speed
+            spaced = text.encode("ascii").translate(self.byte_table).decode("ascii")
+        else:  # str.translate looks every character up in a dict: a C-speed replace per separator is faster
+            for sep in self.separators_list:
+                spaced = spaced.replace(sep, " ")
+        return spaced.lower() if self.lower else spaced
+
+    def tokenize(self, text: str) -> tuple[list[str], str]:
+        """The tokens of `text`, and the same joined by single spaces with a space at either end
+        (cached for the next step that looks at the same text)."""
+        cache_key = (self.separators, self.lower)
+        hit = TokenFinder._shared.get(cache_key)
+        if hit is not None and hit[0] is text:
+            return hit[1], hit[2]
+        tokens = self.spaced(text).split()
+        joined = f" {' '.join(tokens)} "
+        TokenFinder._shared[cache_key] = (text, tokens, joined)
+        return tokens, joined
+
+    def find(self, text, opts, full):
+        tokens, joined = self.tokenize(text)
+        self.last_token_count = len(tokens)
+        cache = pattern_cache(opts, self.uses_text)
+        found = cache.get(self.key)
+        if found is None:
+            wanted = {needle: answer for answer, needle in _expand(self.templates, opts, self.lower)}
+            # a token has no whitespace and is never empty: other needles can never match
+            found = cache[self.key] = (wanted, [(f" {n} ", n) for n in wanted if n and n.split() == [n]])
+        wanted, padded = found
+        hits = []  # token indices of every needle: " needle " in the joined tokens, C-speed finds
+        for pattern, _ in padded:
+            pos = joined.find(pattern)
+            if pos < 0:
+                continue
+            index = joined.count(" ", 0, pos)  # the spaces before a token's leading space = its index
+            hits.append(index)
+            while True:
+                after = joined.find(pattern, pos + 1)
+                if after < 0:
+                    break
+                index += joined.count(" ", pos, after)
+                pos = after
+                hits.append(index)
+        if not hits:
+            return []
+        hits.sort()
+        starts = self._offsets(text, tokens, hits) if (full or self.needs_offsets) else None
+        out, first_seen = [], {}
+        for n, i in enumerate(hits):
+            tok = tokens[i]
+            answer = wanted[tok]
+            first = first_seen.setdefault(answer, i)
+            start = starts[n] if starts is not None else i
+            out.append(Candidate(answer, start, start + len(tok) if starts is not None else i + 1, tok, i, first))
+        return out
+
+    def _offsets(self, text: str, tokens: list[str], hits: list[int]) -> list[int]:
+        """Character offsets of the tokens at `hits` (walking the spaced text once)."""
+        spaced = self.spaced(text)
+        out, pos, wanted = [], 0, set(hits)
+        last = hits[-1] if hits else -1
+        for i, tok in enumerate(tokens):
+            if i > last:
+                break
+            pos = spaced.find(tok, pos)
+            if i in wanted:
+                out.append(pos)
+            pos += len(tok)
+        return out
+
+
+_WS_TOKEN = regex.compile(r"\S+")
+
+
+class RegexFinder(Finder):
+    """Compiled `regex` (and `word`): matches of a precompiled pattern; the answer is a named group."""
+
+    def __init__(self, pattern: str, group: str, matches: str, transform: str, lower: bool, key: int,
+                 loc: Loc | None, describe: str):
+        self.group, self.matches, self.key, self.lower = group, matches, key, lower
+        self.transform = {"upper": str.upper, "lower": str.lower, "strip": str.strip}.get(transform)
+        self.per_options = "{letters}" in pattern or "{letter}" in pattern
+        self.source = pattern
+        self.loc = loc
+        self.description = describe
+        if not self.per_options:
+            self.pattern = compile_regex(pattern, loc)
+            if group not in self.pattern.groupindex:
+                raise RulesetError(f"regex `{pattern}` has no named group `(?P<{group}>...)`", loc,
+                                   help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
+
+    def compiled(self, opts: OptionSet) -> regex.Pattern:
+        """The pattern for this option set (`{letters}` → a character class of the letters)."""
+        if not self.per_options:
+            return self.pattern
+        cache = pattern_cache(opts, False)
+        found = cache.get(self.key)
+        if found is None:
+            letters = "".join(regex.escape(l) for l in opts.letters)
+            source = self.source.replace("{letters}", f"[{letters}]" if letters else "(?!)")
+            found = compile_regex(source, self.loc)
+            if self.group not in found.groupindex:
+                raise RulesetError(f"regex `{self.source}` has no named group `(?P<{self.group}>...)`", self.loc,
+                                   help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
+            cache[self.key] = found
+        return found
+
+    def find(self, text, opts, full):
+        if self.lower:
+            text = text.lower()
+        pattern = self.compiled(opts)
+        if self.matches == "first":
+            m = timed(pattern.search, text)
+            found = [m] if m else []
+        else:
+            found = timed(pattern.finditer, text)
+            if self.matches == "last" and found:
+                found = found[-1:]
+        out = []
+        for m in found:
+            value = m.group(self.group)
+            if value is None:
+                continue
+            if self.transform:
+                value = self.transform(value)
+            out.append(Candidate(value, m.start(self.group), m.end(self.group), m.group()))
+        return out
+
+
+class WholeFinder(Finder):
+    """Compiled `whole`: the entire text is one candidate."""
+
+    description = "the whole text"
+
+    def find(self, text, opts, full):
+        return [Candidate(text, 0, len(text), text)]
+
+
+class TailAfterFinder(Finder):
+    """Compiled `tail-after`: per segment, the shortest non-empty tail after an indicator."""
+
+    def __init__(self, spec: S.TailAfterFind, loc: Loc | None):
+        self.indicators = tuple(spec.tail_after)
+        self.extra = tuple(spec.last_segment_extra)
+        self.split = compile_regex(spec.split, loc) if spec.split else None
+        self.description = f"text after the last of {list(self.indicators)}" + (f" in segments split at /{spec.split}/" if spec.split else "")
+
+    def find(self, text, opts, full):
+        if self.split is not None:
+            pieces, spans, pos = [], [], 0
+            for m in timed(self.split.finditer, text):
+                pieces.append(text[pos:m.start()])
+                spans.append(pos)
+                pos = m.end()
+            pieces.append(text[pos:])
+            spans.append(pos)
+        else:
+            pieces, spans = [text], [0]
+        out = []
+        last = len(pieces) - 1
+        for i, (piece, offset) in enumerate(zip(pieces, spans)):
+            indicators = self.indicators + self.extra if i == last else self.indicators
+            kept = None
+            for indicator in indicators:
+                if indicator and indicator in piece:
+                    tail = piece.split(indicator)[-1].strip()
+                    if not kept or len(tail) < len(kept):
+                        kept = tail
+            if kept:
+                start = offset + piece.rfind(kept)
+                out.append(Candidate(kept, start, start + len(kept), kept))
+        return out
+
+
+class BoxedFinder(Finder):
+    """Compiled `boxed`: one candidate per box, its content as the answer."""
+
+    def __init__(self, spec: T.BoxedOptions):
+        self.spec = spec
+        kind = "nested" if spec.nested else "up to the first }"
+        self.description = f"contents of {spec.command}{{...}} ({kind}{', overlapping' if spec.overlapping else ''})"
+
+    def find(self, text, opts, full):
+        return [Candidate(text[s:e], s, e, text[s - len(self.spec.command) - 1:e + 1]) for s, e in boxed_spans(text, self.spec)]
+
+
+
+def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:
+    """One `find` entry → its Finder."""
+    if isinstance(find, S.LiteralFind):
+        t = _templates(find.literal)
+        return LiteralFinder(t, find.case == "ignore", key, f"literal {list(t)}")
+    if isinstance(find, S.PhrasesFind):
+        return LiteralFinder(tuple(find.phrases), find.case == "ignore", key, f"any of {len(find.phrases)} phrases")
+    if isinstance(find, S.OptionTextFind):
+        lower = find.option_text.case == "ignore"
+        return LiteralFinder((), lower, key, "option texts" + (" (ignoring case)" if lower else ""), option_text=True)
+    if isinstance(find, S.TokenFind):
+        t = _templates(find.token)
+        return TokenFinder(t, find.separators, find.case == "ignore", key,
+                           f"tokens {list(t)} split at {find.separators!r} and whitespace")
+    if isinstance(find, S.WordFind):
+        t = _templates(find.word)
+        parts = []
+        for x in t:
+            escaped = regex.escape(x)
+            if "{letter}" in x:
+                parts.append(escaped.replace(regex.escape("{letter}"), "(?P<answer>{letters})"))
+            else:
+                parts.append(f"(?P<answer>{escaped})")
+        pattern = r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)"
+        return RegexFinder(pattern, "answer", "all", "none", find.case == "ignore", key, loc, f"whole words {list(t)}")
+    if isinstance(find, S.RegexFind):
+        return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc,
+                           f"regex /{find.regex}/")
+    if isinstance(find, S.WholeFind):
+        return WholeFinder()
+    if isinstance(find, S.TailAfterFind):
+        return TailAfterFinder(find, loc)
+    if isinstance(find, S._text.BoxedFind):
+        return BoxedFinder(find.boxed)
+    raise RulesetError(f"unsupported find {find!r}", loc)  # pragma: no cover - schema prevents it

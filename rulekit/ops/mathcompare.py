@@ -1,0 +1,476 @@
+"""The compares of `schema_math`: `int-equal`, `float-equal` and `equivalent` (math answers).
+
+Entry points, called by `rulekit.ops.scoring` (which owns the compare protocol):
+
+* `compile_math(kind, node)` — at ruleset load: compile prepare ops, regexes and conditions once
+  (errors located in the ruleset file);
+* `math_verdict(kind, pred, record)` → `(correct, score, problem)`: `problem` is None, a message
+  (outcome `error`: a SymPy call past its time limit, SymPy missing, a bad precision field), or an
+  `Unresolved` message (outcome `unresolved`: only a judge can decide, e.g. physics' `\\text`
+  answers, or `otherwise: judge`).
+
+Nothing here imports SymPy: `equivalent`'s `sympy`, `interval` and `equation` tests ask the
+worker process of `rulekit.ops.symbolic`, so a pathological expression costs one `timeout` and the
+record's outcome `error`, never a hung run.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable
+
+from rulekit.language import schema_math as M
+from rulekit.ops.prepare import compile_prepare
+from rulekit.ops.record_env import RecordEnv
+from rulekit.language.expr import ConditionFailed, compile_condition
+from rulekit.core.records import Record
+
+EQUAL, NEXT, STOP, JUDGE = "equal", "next", "stop", "judge"
+
+
+class Unresolved(str):
+    """A verdict `problem` that is not an error: the record needs a judge (outcome `unresolved`).
+
+    What a judge fallback needs (rulekit/engine/judge.py): `pairs`, the (prediction, gold) pairs only a
+    judge can compare, for a grading judge, whose findings `rescore` turns into (correct, score);
+    and `settled`, the (correct, score) when the answer already comes from a judge and the compare
+    still cannot decide (no second judge is asked)."""
+
+    outcome = "unresolved"
+
+    def __new__(cls, message: str, settled: tuple = (False, 0.0), pairs: tuple = (), matched: int = 0,
+                total: int = 1, fraction: bool = False):
+        self = super().__new__(cls, message)
+        self.settled, self.pairs = settled, tuple(pairs)
+        self.matched, self.total, self.fraction = matched, total, fraction
+        return self
+
+    def rescore(self, equal: set) -> tuple[bool, float]:
+        """(correct, score) when a judge finds the predictions in `equal` equal to their gold."""
+        n = self.matched + len({p for p, _ in self.pairs} & set(equal))
+        if self.fraction:
+            score = n / self.total if self.total else 0.0
+            return score == 1.0, score
+        return n == self.total, 1.0 if n == self.total else 0.0
+
+
+class _Failed(Exception):
+    """Inside one test: SymPy could not decide, or a prepare op refused the text."""
+
+
+# ---------------------------------------------------------------- compiling
+def _prep(ops: list, node: Any) -> Callable[[str], str] | None:
+    locs = getattr(node, "locs", None)
+    return compile_prepare(ops, lambda i: locs[i] if locs and i < len(locs) else getattr(node, "loc", None))
+
+
+def _sub(node: Any, *keys: Any) -> Any:
+    for key in keys:
+        if isinstance(node, dict):
+            node = node.get(key)
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node
+
+
+def _sympy_spec(spec: M.SympySpec, node: Any) -> dict:
+    checks = ["structural"] if spec.structural_only else list(spec.checks)
+    return {"parse": spec.parse, "standardize": spec.standardize, "checks": checks,
+            "mismatch": "error" if spec.structural_only else "not-equal", "max_length": spec.max_length,
+            "max_exponent": spec.max_exponent, "difference_tolerance": spec.difference_tolerance,
+            "slack": spec.slack, "prepare": _prep(spec.prepare, _sub(node, "prepare")),
+            "skip": spec.skip_if_both_contain, "on_error": spec.on_error}
+
+
+class CompiledEquivalent:
+    """An `equivalent` compare ready to run."""
+
+    math_compare = True  # how rulekit.ops.scoring recognizes it without importing this module
+
+    def __init__(self, kind: M.Equivalent, node: Any = None):
+        spec = kind.equivalent
+        node = _sub(node, "equivalent")
+        self.kind, self.spec = kind, spec
+        self.prepare = _prep(spec.prepare, _sub(node, "prepare"))
+        self.gold_prepare = _prep(spec.gold.prepare, _sub(node, "gold", "prepare"))
+        self.split = spec.split
+        self.split_prepare = _prep(spec.split.prepare, _sub(node, "split", "prepare")) if spec.split else None
+        p = spec.precision
+        self.unless = compile_condition(p.unless, getattr(_sub(node, "precision"), "loc", None)) if p.unless else None
+        self.tests = []
+        for i, test in enumerate(spec.tests):
+            tnode = _sub(node, "tests", i)
+            if test == "identical":
+                self.tests.append(("identical", None))
+            elif test == "equation":
+                self.tests.append(("equation", M.EquationSpec()))
+            elif isinstance(test, M.JudgeIfContains):
+                needles = test.judge_if_contains
+                self.tests.append(("judge", (needles,) if isinstance(needles, str) else tuple(needles)))
+            elif isinstance(test, M.NumericTest):
+                self.tests.append(("numeric", test.numeric))
+            elif isinstance(test, M.SympyTest):
+                self.tests.append(("sympy", _sympy_spec(test.sympy, _sub(tnode, "sympy"))))
+            elif isinstance(test, M.IntervalTest):
+                self.tests.append(("interval", (test.interval, _sympy_spec(test.interval.endpoints,
+                                                                           _sub(tnode, "interval", "endpoints")))))
+            elif isinstance(test, M.EquationTest):
+                self.tests.append(("equation", test.equation))
+
+    def __repr__(self) -> str:
+        return f"CompiledEquivalent({[t for t, _ in self.tests]})"
+
+
+def compile_math(kind: Any, node: Any = None) -> Any:
+    """A validated math compare → what `math_verdict` takes (raises RulesetError, located)."""
+    if isinstance(kind, M.Equivalent):
+        return CompiledEquivalent(kind, node)
+    return kind
+
+
+# ---------------------------------------------------------------- int-equal, float-equal
+def _number_verdict(kind: Any, pred: Any, gold: Any):
+    convert, opts, name = (int, kind.int_equal, "int-equal") if isinstance(kind, M.IntEqual) else \
+        (float, kind.float_equal, "float-equal")
+    golds = [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
+    try:
+        value = convert(pred)
+    except (ValueError, TypeError, OverflowError):
+        value = None
+    if value is not None:
+        for g in golds:
+            try:
+                target = convert(g)
+            except (ValueError, TypeError, OverflowError):
+                continue
+            if value == target:
+                if not value and opts.falsy == "judge":
+                    return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
+                                                  f"treats it as not prefetched and asks its judge",
+                                                  settled=(True, 1.0), pairs=[(str(pred), str(g))])
+                return True, 1.0, None
+    if opts.otherwise == "judge":
+        why = "does not parse" if value is None else "differs from the gold"
+        return False, 0.0, Unresolved(f"{name}: the prediction {why}; the original asks its judge",
+                                      pairs=[(str(pred), str(g)) for g in golds])
+    return False, 0.0, None
+
+
+# ---------------------------------------------------------------- equivalent
+_LIST_ITEM = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])""", re.S)
+
+
+def read_list_literal(text: str) -> list[str] | None:
+    """The items of text written as a Python or JSON list of strings/numbers (`['42']`, `["a", 'b']`,
+    `[1, 2]`), or None. Only `\\\\`, `\\'` and `\\"` are unescaped, so LaTeX such as `\\frac`
+    survives whether the list was written by `repr` (doubled backslashes) or by hand (single)."""
+    t = text.strip()
+    if len(t) < 2 or t[0] != "[" or t[-1] != "]":
+        return None
+    body, pos, items = t[1:], 0, []
+    if body.strip() == "]":
+        return []
+    while pos < len(body):
+        m = _LIST_ITEM.match(body, pos)
+        if m is None:
+            return None
+        quoted = m.group(1) if m.group(1) is not None else m.group(2)
+        if quoted is not None:
+            items.append(re.sub(r"""\\([\\'"])""", r"\1", quoted))
+        else:
+            bare = m.group(3).strip()
+            if not bare:
+                return None
+            items.append(bare)
+        pos = m.end()
+        if m.group(4) == "]":
+            return items if pos == len(body) else None
+    return None
+
+
+def _golds(c: CompiledEquivalent, gold: Any) -> list[str]:
+    if gold is None:
+        return []
+    if c.spec.gold.read == "text":
+        values = [gold if isinstance(gold, str) else str(gold)]
+    else:
+        values = list(gold) if isinstance(gold, (list, tuple)) else [gold]
+        if len(values) == 1 and isinstance(values[0], str):
+            parsed = read_list_literal(values[0])
+            if parsed is not None:
+                values = parsed
+        values = [v if isinstance(v, str) else str(v) for v in values if v is not None]
+    if c.gold_prepare is None:
+        return values
+    out: list = []
+    for v in values:
+        try:
+            out.append(c.gold_prepare(v))
+        except ConditionFailed:
+            out.append(None)  # refused by a prepare op: matches nothing
+    return out
+
+
+def _precision(c: CompiledEquivalent, record: Record) -> list[float]:
+    p = c.spec.precision
+    if p.from_ is None:
+        return [p.default]
+    if c.unless is not None:
+
+        if c.unless(RecordEnv(record)):
+            return [p.default]
+    value = record.field(p.from_)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return [p.default]
+    if isinstance(value, (int, float)):
+        return [float(value)]
+    text = str(value)
+    if text == "nan" or not text.strip():
+        return [p.default]
+    try:
+        if "," in text:
+            return [float(x) if x else p.default for x in text.split(",")]
+        return [float(text)]
+    except ValueError:
+        raise _Failed(f"`{p.from_}` = {text!r} is not a number") from None
+
+
+def _split(c: CompiledEquivalent, text: str) -> list[str]:
+    spec = c.split
+    opening = "".join(b[0] for b in spec.brackets if b)
+    closing = "".join(b[-1] for b in spec.brackets if b)
+    out, depth, start, at, n = [], 0, 0, spec.at, len(spec.at)
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+        elif depth == 0 and text.startswith(at, i):
+            out.append(text[start:i].strip())
+            start = i + n
+            i += n
+            continue
+        i += 1
+    if start < len(text):
+        out.append(text[start:].strip())
+    for key, replacements in spec.expand.items():
+        expanded = []
+        for piece in out:
+            if key in piece:
+                expanded.extend(piece.replace(key, r) for r in replacements)
+            else:
+                expanded.append(piece)
+        out = expanded
+    return out
+
+
+def _is_interval(text: str) -> bool:
+    return text.startswith(("(", "[")) and text.endswith((")", "]"))
+
+
+def _sympy(spec: dict, x: str, y: str, precision: float, timeout: float) -> str:
+    """One `sympy` comparison: EQUAL, NEXT, or raises _Failed (errors, `structural-only` mismatch)."""
+    from rulekit.ops import symbolic
+
+    prep = spec["prepare"]
+    try:
+        a, b = (prep(x), prep(y)) if prep is not None else (x, y)
+    except ConditionFailed as exc:
+        raise _Failed(str(exc)) from None
+    request = {k: spec[k] for k in ("parse", "standardize", "checks", "mismatch", "max_length", "max_exponent",
+                                    "difference_tolerance")}
+    request["tolerance"] = precision * spec["slack"]
+    try:
+        return EQUAL if symbolic.expr_equal(a, b, request, timeout) else NEXT
+    except symbolic.RequestFailed as exc:
+        raise _Failed(str(exc)) from None
+
+
+def _test(c: CompiledEquivalent, test: tuple, x: str, y: str, precision: float) -> str:
+    """Run one test on the pair (x is the first argument): EQUAL, NEXT, STOP or JUDGE."""
+    from rulekit.ops import symbolic
+
+    name, spec = test
+    timeout = c.spec.timeout
+    if name == "identical":
+        return EQUAL if x == y and x != "" else NEXT
+    if name == "judge":
+        return JUDGE if any(n in x or n in y for n in spec) else NEXT
+    if name == "numeric":
+        try:
+            fx, fy = float(x), float(y)
+        except (ValueError, TypeError, OverflowError):
+            return NEXT
+        tolerance = spec.abs if spec.abs is not None else precision * spec.slack
+        for s in spec.scale:
+            inverse = 1 / s if s else 0
+            value = fx / inverse if 0 < s < 1 and float(inverse).is_integer() else fx * s
+            if spec.rel is not None:
+                if abs(value - fy) <= spec.rel * abs(fy):
+                    return EQUAL
+            elif abs(value - fy) <= tolerance:
+                return EQUAL
+        return NEXT
+    if name == "sympy":
+        if spec["skip"] is not None and spec["skip"] in x and spec["skip"] in y:
+            return NEXT
+        try:
+            return _sympy(spec, x, y, precision, timeout)
+        except _Failed:
+            return STOP if spec["on_error"] == "stop" else NEXT
+    if name == "interval":
+        options, endpoint = spec
+        if not (_is_interval(x) and _is_interval(y)):
+            return NEXT
+        if x == y:
+            return EQUAL
+        try:
+            pieces1, pieces2 = x.split(options.union), y.split(options.union)
+            if len(pieces1) != len(pieces2):
+                return NEXT
+            for p1, p2 in zip(pieces1, pieces2):
+                if p1[0] != p2[0] or p1[-1] != p2[-1]:
+                    return NEXT
+                for e1, e2 in zip(p1.strip("[]()").split(","), p2.strip("[]()").split(",")):
+                    if _sympy(endpoint, e1, e2, precision, timeout) != EQUAL:
+                        return NEXT
+            return EQUAL
+        except (_Failed, IndexError):
+            return STOP if options.on_error == "stop" else NEXT
+    if name == "equation":
+        if x.count("=") != 1 or y.count("=") != 1:
+            return STOP if spec.on_error == "stop" else NEXT
+        try:
+            return EQUAL if symbolic.equation_equal(x, y, {"parse": spec.parse}, timeout) else NEXT
+        except symbolic.RequestFailed:
+            return STOP if spec.on_error == "stop" else NEXT
+    raise AssertionError(name)  # pragma: no cover
+
+
+def _item(c: CompiledEquivalent, x: str, y: str, precision: float) -> str:
+    for test in c.tests:
+        result = _test(c, test, x, y, precision)
+        if result != NEXT:
+            return result
+    return JUDGE if c.spec.otherwise == "judge" else NEXT
+
+
+def _pair(c: CompiledEquivalent, pred: str, gold: str, precision: list[float]) -> str:
+    """Prepared prediction vs prepared gold: EQUAL, JUDGE, or not equal (NEXT/STOP)."""
+    x, y = (pred, gold) if c.spec.arguments == "prediction-first" else (gold, pred)
+    if x == y:
+        return EQUAL
+    if c.split is None:
+        return _item(c, x, y, precision[0] if precision else c.spec.precision.default)
+    if c.split_prepare is not None:
+        x, y = c.split_prepare(x), c.split_prepare(y)
+    first, second = _split(c, x), _split(c, y)
+    prec = list(precision)
+    if len(prec) <= 1:
+        prec = prec * len(first)
+    if len(first) != len(second):
+        return NEXT
+    idx, judged = -1, False
+    while first:  # OlympiadBench's greedy pairing, list.remove semantics included
+        idx = (idx + 1) % len(first)
+        item1 = first[idx]
+        try:
+            p = prec[idx]
+        except IndexError:
+            raise _Failed(f"{len(prec)} precision values for {len(first)} answers") from None
+        for item2 in second:
+            result = _item(c, item1, item2, p)
+            if result == EQUAL:
+                first.remove(item1)
+                second.remove(item2)
+                prec.remove(p)
+                break
+            judged = judged or result == JUDGE
+        else:
+            return JUDGE if judged else NEXT
+    return EQUAL
+
+
+def _prepared(c: CompiledEquivalent, text: str) -> str | None:
+    try:
+        return c.prepare(text) if c.prepare is not None else text
+    except ConditionFailed:
+        return None  # refused by a prepare op: unequal to everything
+
+
+def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
+    from rulekit.ops import symbolic
+
+    try:
+        precision = _precision(c, record)
+        golds = [_prepared(c, g) if g is not None else None for g in _golds(c, record.answer)]
+        raw = pred if isinstance(pred, list) else [pred]
+        items = [_prepared(c, p if isinstance(p, str) else str(p)) for p in raw if p is not None]
+        if c.spec.credit == "fraction":
+            items = [p for p in items if p != ""]
+        distinct = list(dict.fromkeys(items))
+        matched, unknown, pairs = 0, [], []
+        for item in distinct:
+            status, judged = NEXT, []
+            if item is not None:
+                for g in golds:
+                    if g is None:
+                        continue
+                    result = _pair(c, item, g, precision)
+                    if result == EQUAL:
+                        status = EQUAL
+                        break
+                    if result == JUDGE:
+                        status = JUDGE
+                        judged.append((item, g))
+            if status == EQUAL:
+                matched += 1
+            elif status == JUDGE:
+                unknown.append(item)
+                pairs += judged
+    except (symbolic.MathError, _Failed) as exc:
+        return None, 0.0, f"equivalent: {exc}"
+    fraction = c.spec.credit == "fraction"
+    if unknown and (fraction or matched + len(unknown) == len(distinct)):
+        problem = Unresolved(f"equivalent: only a judge can compare {_show(unknown)} with the gold", pairs=pairs,
+                             matched=matched, total=len(distinct), fraction=fraction)
+        problem.settled = problem.rescore(set())
+        return False, 0.0, problem
+    if fraction:
+        score = matched / len(distinct) if distinct else 0.0
+        return score == 1.0, score, None
+    if distinct and matched == len(distinct):
+        return True, 1.0, None
+    return False, 0.0, None
+
+
+def _show(items: list) -> str:
+    text = ", ".join(repr(i if len(i) <= 60 else i[:57] + "...") for i in items[:3])
+    return text + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+def math_verdict(kind: Any, pred: Any, record: Record):
+    """(correct, score, problem) of `pred` for `record` under a math compare (see the module doc)."""
+    if pred is None:
+        return False, 0.0, None
+    if isinstance(kind, (M.IntEqual, M.FloatEqual)):
+        return _number_verdict(kind, pred, record.answer)
+    if isinstance(kind, M.Equivalent):  # not compiled (a caller outside the engine): compile once
+        found = _UNCOMPILED.get(id(kind))
+        if found is None or found[0] is not kind:
+            if len(_UNCOMPILED) > 256:
+                _UNCOMPILED.clear()
+            found = _UNCOMPILED[id(kind)] = (kind, CompiledEquivalent(kind))
+        kind = found[1]
+    return _equivalent_verdict(kind, pred, record)
+
+
+_UNCOMPILED: dict = {}
+
+
+MATH_KINDS = M.MATH_COMPARES + (CompiledEquivalent,)
+__all__ = ["compile_math", "math_verdict", "MATH_KINDS", "Unresolved", "CompiledEquivalent", "read_list_literal"]

@@ -1,0 +1,322 @@
+"""`rulekit diff`: where two rulesets decide the same records differently, and why.
+
+`diff_results(a, b, seed)` pairs the decisions of two `Result`s (same input stream), lists every
+record where the predictions or the correctness differ, groups those flips by the two deciding
+steps and by direction, and adds a paired test: the accuracy delta A − B with McNemar's exact
+p-value and a seeded paired bootstrap 95% CI. Each flip falls in one category:
+
+- ``rule``: both sides decided by a step (a rule, a judge or an abstention);
+- ``one_sided``: one side could not score the record (``unresolved`` or ``error``), the other did;
+- ``fallback``: either side drew a random (or constant) fallback — noise, counted apart.
+
+`render_diff` prints the report as a rich table, JSON (DESIGN.md §5) or Markdown;
+`extraction_band` is the accuracy band of several rulesets for `eval -r A -r B -r C`.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from rulekit.run.evaluate import Result
+from rulekit.report.explain import highlight
+from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
+from rulekit.core.trace import Decision
+
+CATEGORIES = ("rule", "one_sided", "fallback")
+DIRECTIONS = {"a_right_only": "A right only", "b_right_only": "B right only",
+              "both_wrong": "both wrong, different preds", "both_right": "both right, different preds"}
+_UNSCORED = ("unresolved", "error")
+
+
+def _right(d: Decision) -> bool:
+    return d.correct is True
+
+
+def _pairs(a: Result, b: Result) -> tuple[list[tuple[Decision, Decision, Any]], int]:
+    """Decisions of both sides on the same records, in input order, and how many records were skipped.
+
+    Records are matched by position in the shared stream: the k-th occurrence of an id on one side
+    is the k-th occurrence of that id on the other (a record one side skipped is absent there).
+    """
+    def keys(result: Result) -> list[tuple[str, int]]:
+        seen: Counter = Counter()
+        out = []
+        for rec in result.records:
+            out.append((rec.id, seen[rec.id]))
+            seen[rec.id] += 1
+        return out
+
+    b_at = {k: i for i, k in enumerate(keys(b))}
+    pairs = []
+    for i, k in enumerate(keys(a)):
+        j = b_at.get(k)
+        if j is not None:
+            pairs.append((a.decisions[i], b.decisions[j], a.records[i]))
+    total = max(len(a.records) + sum(a.skipped.values()), len(b.records) + sum(b.skipped.values()))
+    return pairs, total - len(pairs)
+
+
+def _direction(da: Decision, db: Decision) -> str:
+    ra, rb = _right(da), _right(db)
+    if ra != rb:
+        return "a_right_only" if ra else "b_right_only"
+    return "both_right" if ra else "both_wrong"
+
+
+def _category(da: Decision, db: Decision) -> tuple[str, str]:
+    """(category, readable label) of one flip, computed from the two outcomes and steps."""
+    if "fallback" in (da.outcome, db.outcome):
+        def side(d: Decision) -> str:
+            if d.outcome == "fallback":
+                return "random fallback" if d.step == "random-option" else f"{d.step} fallback"
+            return d.outcome
+        if da.outcome == db.outcome == "fallback":
+            return "fallback", "random fallback in both"
+        return "fallback", f"{side(da)} (A) vs {side(db)} (B)"
+    ua, ub = da.outcome in _UNSCORED, db.outcome in _UNSCORED
+    if ua != ub:
+        return "one_sided", f"{da.outcome} in A, {db.outcome} in B"
+    return "rule", f"{da.outcome} vs {db.outcome}: {da.step} vs {db.step}"
+
+
+def _compiled(result: Result, given):
+    """The CompiledRuleset behind a Result (given, or loaded by name when its fingerprint matches)."""
+    if given is not None:
+        return given
+    try:
+        from rulekit.engine.compiler import load_ruleset
+        from rulekit.language.loader import fingerprint
+
+        rs = load_ruleset(result.ruleset)
+        return rs if fingerprint(rs.data, result.seed) == result.fingerprint else None
+    except Exception:  # a YAML path's ruleset name need not be loadable by name: no spans then
+        return None
+
+
+def _spans(ruleset, record, decision: Decision, seed: int | None) -> dict:
+    """The text the deciding step looked in and the spans of what it matched (re-decided with a trace)."""
+    out = {"pred": decision.pred, "step": decision.step, "outcome": decision.outcome,
+           "text": record.response if isinstance(record.response, str) else str(record.response), "spans": []}
+    if ruleset is None or decision.outcome in ("fallback", "unresolved"):
+        return out
+    from rulekit.engine.decide import Evaluator
+
+    again = Evaluator(ruleset, seed).decide(record, trace=True)
+    fired = [st for st in (again.trace or []) if st.status == "fired"] if again is not None else []
+    if not fired or fired[-1].step != decision.step:
+        return out
+    st = fired[-1]
+    section = ruleset.sections.get(record.question_type)
+    step = next((s for s in section.steps if s.id == st.step), None) if section else None
+    if step is None or step.look_in != "original":
+        out["text"] = again.text
+    cands = st.kept if st.kept is not None else st.candidates
+    out["spans"] = [(c.start, c.end) for c in cands if isinstance(st.answer, list) or c.answer == st.answer][:20]
+    return out
+
+
+def diff_results(a: Result, b: Result, seed: int, show: int = 2, rulesets: tuple | None = None) -> dict:
+    """Compare two rulesets' Results on the same records: the JSON-able report of DESIGN.md §5.
+
+    `seed` seeds the paired bootstrap; `show` is the number of example ids kept per flip group.
+    `rulesets` (the two CompiledRulesets) lets the examples be re-decided with a trace to find
+    the matched spans; without it they are loaded by name when that reproduces the fingerprint.
+    The key ``_examples`` (id → both sides' text, spans, pred) is for rendering only.
+    """
+    pairs, skipped = _pairs(a, b)
+    n = len(pairs)
+    disagree, table = [], Counter()
+    groups: dict[tuple, dict] = {}
+    for da, db, rec in pairs:
+        ra, rb = _right(da), _right(db)
+        table[(ra, rb)] += 1
+        if da.pred == db.pred and ra == rb:
+            continue
+        disagree.append({"id": da.id, "a_pred": da.pred, "b_pred": db.pred, "a_correct": da.correct,
+                         "b_correct": db.correct, "a_outcome": da.outcome, "b_outcome": db.outcome,
+                         "a_step": da.step, "b_step": db.step})
+        category, label = _category(da, db)
+        direction = _direction(da, db)
+        g = groups.setdefault((da.step, db.step, direction, label), {
+            "a_step": da.step, "b_step": db.step, "direction": direction, "category": category,
+            "label": label, "count": 0, "contribution": 0.0, "share_of_delta": None, "examples": [], "_items": []})
+        g["count"] += 1
+        g["contribution"] += (ra - rb) / n
+        if len(g["examples"]) < show:
+            g["examples"].append(da.id)
+            g["_items"].append((da, db, rec))
+    acc_a = sum(_right(d) for d, _, _ in pairs) / n if n else None
+    acc_b = sum(_right(d) for _, d, _ in pairs) / n if n else None
+    delta = acc_a - acc_b if n else None
+    a_only, b_only = table[(True, False)], table[(False, True)]
+    ci = None
+    if n:
+        lo, hi = paired_bootstrap_ci([float(_right(d)) for d, _, _ in pairs],
+                                     [float(_right(d)) for _, d, _ in pairs], seed)
+        ci = [lo, hi]
+    order = sorted(groups.values(), key=lambda g: (CATEGORIES.index(g["category"]), -g["count"], g["label"]))
+    rs_a, rs_b = rulesets if rulesets else (None, None)
+    rs_a, rs_b = (_compiled(a, rs_a), _compiled(b, rs_b)) if show > 0 and order else (None, None)
+    examples = {}
+    for g in order:
+        if delta:
+            g["share_of_delta"] = g["contribution"] / delta
+        for da, db, rec in g.pop("_items"):
+            examples[da.id] = {"answer": rec.answer, "choices": rec.choices,
+                               "a": _spans(rs_a, rec, da, a.seed), "b": _spans(rs_b, rec, db, b.seed)}
+    categories = Counter(g["category"] for g in order for _ in range(g["count"]))
+    summary = {
+        "agree": n - len(disagree), "disagree": len(disagree), "skipped": skipped,
+        "both_correct": table[(True, True)], "both_wrong": table[(False, False)],
+        "a_only_correct": a_only, "b_only_correct": b_only,
+        "accuracy_a": acc_a, "accuracy_b": acc_b, "delta": delta,
+        "mcnemar_p": mcnemar_exact(a_only, b_only), "bootstrap_ci": ci, "seed": seed,
+        "categories": {c: categories.get(c, 0) for c in CATEGORIES},
+        "groups": order, "fingerprint_a": a.fingerprint, "fingerprint_b": b.fingerprint,
+    }
+    return {"a": a.ruleset, "b": b.ruleset, "n": n, "disagree": disagree, "summary": summary,
+            "_examples": examples}
+
+
+def public(report: dict) -> dict:
+    """The report without its rendering-only ``_`` keys (what `--format json` prints)."""
+    return {k: v for k, v in report.items() if not k.startswith("_")}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.2f}"
+
+
+def _summary_table(report: dict) -> Table:
+    s = report["summary"]
+    t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}", title_justify="left", show_header=False)
+    t.add_column(style="bold")
+    t.add_column()
+    ci = s["bootstrap_ci"]
+    rows = [
+        ("records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"),
+        ("agree / disagree", f"{s['agree']} / {s['disagree']}"),
+        ("both right / both wrong", f"{s['both_correct']} / {s['both_wrong']}"),
+        ("A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"),
+        ("accuracy A / B %", f"{_pct(s['accuracy_a'])} / {_pct(s['accuracy_b'])}"),
+        ("delta A − B (points)", _pct(s["delta"])),
+        ("McNemar exact p", f"{s['mcnemar_p']:.3g}"),
+        ("paired bootstrap 95% CI", f"{_pct(ci[0])} to {_pct(ci[1])} (seed {s['seed']})" if ci else "—"),
+        ("flips: rule / one side only / fallback", " / ".join(str(s["categories"][c]) for c in CATEGORIES)),
+        ("fingerprints", f"A {s['fingerprint_a']}  B {s['fingerprint_b']}"),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    return t
+
+
+def _groups_table(report: dict) -> Table:
+    t = Table(title="flips by deciding steps", title_justify="left")
+    for col, just in (("category", "left"), ("A step", "left"), ("B step", "left"), ("direction", "left"),
+                      ("count", "right"), ("Δ points", "right"), ("share of Δ %", "right")):
+        t.add_column(col, justify=just)
+    for g in report["summary"]["groups"]:
+        t.add_row(g["label"], g["a_step"] or "—", g["b_step"] or "—", DIRECTIONS[g["direction"]], str(g["count"]),
+                  f"{100 * g['contribution']:+.2f}", _pct(g["share_of_delta"]))
+    return t
+
+
+def _side_text(side: dict, name: str, limit: int = 300) -> Text:
+    head = Text(f"    {name}: ", style="bold")
+    head.append(f"{side['pred']!r} ({side['outcome']}, {side['step']})  ", style="cyan")
+    return head + highlight(side["text"], side["spans"], limit)
+
+
+def render_diff(report: dict, fmt: str, console: Console) -> None:
+    """Print a diff report as `table` (rich), `json` (DESIGN.md §5, no ``_`` keys) or `markdown`."""
+    if fmt == "json":
+        console.file.write(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        return
+    if fmt == "markdown":
+        console.file.write(diff_markdown(report) + "\n")
+        return
+    console.print(_summary_table(report))
+    if not report["summary"]["groups"]:
+        console.print("the two rulesets agree on every record")
+        return
+    console.print(_groups_table(report))
+    examples = report.get("_examples", {})
+    for g in report["summary"]["groups"]:
+        if not g["examples"]:
+            continue
+        console.print(Text(f"{g['label']} — {DIRECTIONS[g['direction']]} ({g['count']})", style="bold underline"))
+        for rid in g["examples"]:
+            ex = examples.get(rid)
+            if ex is None:
+                continue
+            console.print(Text(f"  {rid}  gold {ex['answer']!r}", style="dim"))
+            console.print(_side_text(ex["a"], "A"))
+            console.print(_side_text(ex["b"], "B"))
+    console.print(Text(f"{report['summary']['disagree']} disagreeing records in all: --format json lists them.", style="dim"))
+
+
+def _md_reply(side: dict, limit: int = 200) -> str:
+    text, out, pos = side["text"], [], 0
+    for s, e in sorted(side["spans"]):
+        if s < pos:
+            continue
+        out += [text[pos:s], "⟦", text[s:e], "⟧"]
+        pos = e
+    out.append(text[pos:])
+    flat = "".join(out).replace("\n", "⏎").replace("`", "'")
+    return flat[:limit] + ("…" if len(flat) > limit else "")
+
+
+def diff_markdown(report: dict) -> str:
+    """GitHub-flavoured Markdown: summary, flips-by-group table and examples (matched spans in ⟦⟧)."""
+    s = report["summary"]
+    ci = s["bootstrap_ci"]
+    lines = [f"## rulekit diff: A = `{report['a']}`, B = `{report['b']}`", "",
+             f"- records compared: {report['n']} ({s['skipped']} skipped)",
+             f"- agree {s['agree']}, disagree {s['disagree']} (A right only {s['a_only_correct']}, "
+             f"B right only {s['b_only_correct']})",
+             f"- accuracy A {_pct(s['accuracy_a'])} %, B {_pct(s['accuracy_b'])} %, delta {_pct(s['delta'])} points, "
+             f"McNemar exact p = {s['mcnemar_p']:.3g}, paired bootstrap 95% CI "
+             + (f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "—") + f" (seed {s['seed']})",
+             "- flips: " + ", ".join(f"{c} {s['categories'][c]}" for c in CATEGORIES),
+             f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`", ""]
+    if s["groups"]:
+        lines += ["| category | A step | B step | direction | count | Δ points | share of Δ % |", "|---|---|---|---|---:|---:|---:|"]
+        for g in s["groups"]:
+            lines.append(f"| {g['label']} | {g['a_step'] or '—'} | {g['b_step'] or '—'} | {DIRECTIONS[g['direction']]} | {g['count']} "
+                         f"| {100 * g['contribution']:+.2f} | {_pct(g['share_of_delta'])} |")
+        lines.append("")
+        examples = report.get("_examples", {})
+        for g in s["groups"]:
+            shown = [rid for rid in g["examples"] if rid in examples]
+            if not shown:
+                continue
+            lines.append(f"**{g['label']}** ({DIRECTIONS[g['direction']]}, {g['count']})")
+            for rid in shown:
+                ex = examples[rid]
+                lines.append(f"- `{rid}` gold `{ex['answer']!r}`: A `{ex['a']['pred']!r}`, B `{ex['b']['pred']!r}`")
+                lines.append(f"  - A: `{_md_reply(ex['a'])}`")
+                lines.append(f"  - B: `{_md_reply(ex['b'])}`")
+            lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def extraction_band(results: list[Result], seed: int) -> dict:
+    """Accuracy band across rulesets: ``{"min", "max", "spread", "ci": {name: (lo, hi)}}``.
+
+    Each ruleset's accuracy counts ``correct is True`` as 1, anything else as 0; its 95% CI is a
+    bootstrap seeded with `seed` ((None, None) for a ruleset that scored no record).
+    """
+    accs, ci = [], {}
+    for r in results:
+        scores = [float(c) for c in r.correct]
+        if scores:
+            accs.append(sum(scores) / len(scores))
+        ci[r.ruleset] = bootstrap_ci(scores, seed) if scores else (None, None)
+    lo, hi = (min(accs), max(accs)) if accs else (None, None)
+    return {"min": lo, "max": hi, "spread": hi - lo if accs else None, "ci": ci}

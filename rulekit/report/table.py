@@ -1,0 +1,122 @@
+"""Render evaluation results: rich tables for terminals, JSON and Markdown for files and CI."""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from rulekit.run.evaluate import Result
+from rulekit.core.trace import OUTCOMES
+
+
+def pct(value: Any) -> str:
+    """A fraction as a percentage with two decimals ('–' for None)."""
+    return "–" if value is None else f"{100 * value:.2f}"
+
+
+def results_json(results: list[Result], extra: dict | None = None) -> str:
+    """`--format json`: {"results": [...]} with unrounded fractions."""
+    payload = {"results": [r.as_json() for r in results]}
+    if extra:
+        payload.update(extra)
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _has_fallback(results: list[Result]) -> bool:
+    return any(r.metrics.get("fallback") for r in results)
+
+
+def results_table(results: list[Result], band: dict | None = None) -> Table:
+    """One row per ruleset: accuracy (and expected accuracy when random fallbacks happened), outcomes."""
+    table = Table(title="rulekit eval", title_justify="left")
+    table.add_column("ruleset", style="bold")
+    table.add_column("n", justify="right")
+    table.add_column("accuracy %", justify="right")
+    show_expected = _has_fallback(results)
+    if show_expected:
+        table.add_column("expected %", justify="right")
+    show_score = any("score" in r.metrics for r in results)  # partial credit (ANLS, MRA): mean score
+    if show_score:
+        table.add_column("score %", justify="right")
+    if band:
+        table.add_column("95% CI", justify="right")
+    for outcome in OUTCOMES:
+        table.add_column(outcome, justify="right")
+    table.add_column("fingerprint", style="dim")
+    for r in results:
+        row = [Text(r.ruleset), str(r.n), pct(r.metrics.get("accuracy"))]
+        if show_expected:
+            row.append(pct(r.metrics.get("expected_accuracy")))
+        if show_score:
+            row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
+        if band:
+            lo, hi = band["ci"].get(r.ruleset, (None, None))
+            row.append(f"{pct(lo)}–{pct(hi)}")
+        row += [str(r.outcomes.get(o, 0)) for o in OUTCOMES]
+        row.append(r.fingerprint + (f" seed={r.seed}" if r.seed is not None else ""))
+        table.add_row(*row)
+    captions = []
+    for r in results:
+        if r.skipped:
+            what = ", ".join(f"{n} {t}" for t, n in r.skipped.items())
+            captions.append(f"{r.ruleset}: not scored (no section for them): {what}")
+        if r.errors:
+            captions.append(f"{r.ruleset}: errors by reason: " + "; ".join(
+                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
+    if band and band.get("spread") is not None:
+        captions.append(f"extraction band: {pct(band['min'])}–{pct(band['max'])} "
+                        f"(spread {100 * band['spread']:.2f} points across {len(results)} rulesets)")
+    if captions:
+        table.caption = "\n".join(captions)
+        table.caption_justify = "left"
+    return table
+
+
+def results_markdown(results: list[Result]) -> str:
+    """A GitHub-flavoured Markdown table of the results."""
+    head = ["ruleset", "n", "accuracy %", "expected %", *OUTCOMES, "fingerprint"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results:
+        cells = [r.ruleset, str(r.n), pct(r.metrics.get("accuracy")), pct(r.metrics.get("expected_accuracy")),
+                 *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"`{r.fingerprint}` seed={r.seed}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def print_results(results: list[Result], fmt: str, console: Console, band: dict | None = None) -> None:
+    """Print results in the chosen format; group metrics get their own table."""
+    if fmt == "json":
+        console.file.write(results_json(results, {"band": band} if band else None) + "\n")
+        return
+    if fmt == "markdown":
+        console.file.write(results_markdown(results) + "\n")
+        return
+    console.print(results_table(results, band))
+    from rulekit.metrics import render_group_table
+
+    for r in results:
+        if "genuine_accuracy" in r.metrics:
+            console.print(render_group_table(r.metrics, f"{r.ruleset}: group metrics (%)"))
+        for key, value in r.metrics.items():
+            if key.startswith("by_") and isinstance(value, dict) and "genuine_accuracy" not in r.metrics:
+                console.print(_breakdown_table(r.ruleset, key[3:], value))
+
+
+def _breakdown_table(ruleset: str, name: str, values: dict) -> Table:
+    table = Table(title=f"{ruleset} by {name}", title_justify="left")
+    table.add_column(name)
+    table.add_column("n", justify="right")
+    table.add_column("accuracy %", justify="right")
+    table.add_column("expected %", justify="right")
+    show_score = any(isinstance(m, dict) and "score" in m for m in values.values())
+    if show_score:
+        table.add_column("score %", justify="right")
+    for key, m in values.items():
+        cells = [str(key), str(m.get("n")), pct(m.get("accuracy")), pct(m.get("expected_accuracy"))]
+        if show_score:
+            cells.append(pct(m.get("score", m.get("accuracy"))))
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,423 @@
+"""Run rulesets over records: stream records through evaluators, write decisions, compute metrics.
+
+This is the `eval` job without the command line: `evaluate(rulesets, records, ...)` returns one
+`Result` per ruleset. Decisions files are written to a temporary file and renamed, so an
+interrupted run never leaves a truncated file behind.
+"""
+from __future__ import annotations
+
+import os
+import re
+from array import array
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from rulekit.engine.compiler import CompiledRuleset
+from rulekit.engine.decide import MAX_CHARS, DrawLater, Evaluator
+from rulekit.core.errors import UsageError, warn
+from rulekit.language.loader import fingerprint
+from rulekit.metrics.accumulate import MetricsPlan
+from rulekit.core.records import MULTIPLE_CHOICE, Record
+from rulekit.core.trace import Decision
+
+
+@dataclass
+class Result:
+    """What one ruleset made of the input."""
+
+    ruleset: str
+    fingerprint: str
+    seed: int | None
+    n: int
+    metrics: dict
+    outcomes: dict
+    skipped: dict = field(default_factory=dict)
+    correct: bytes = b""  # 1/0 per decision in input order (bootstrap intervals)
+    decisions: list[Decision] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    output: str | None = None
+    errors: dict = field(default_factory=dict)  # outcome `error`: count per reason (Decision.reason)
+
+    def as_json(self) -> dict:
+        """The `results[]` entry of `--format json` (DESIGN.md §5)."""
+        out = {"ruleset": self.ruleset, "n": self.n, "metrics": self.metrics, "outcomes": self.outcomes,
+               "fingerprint": self.fingerprint, "seed": self.seed}
+        if self.skipped:
+            out["skipped"] = self.skipped
+        if self.output:
+            out["decisions_file"] = self.output
+        if self.errors:
+            out["errors"] = self.errors
+        return out
+
+
+class InputAudit:
+    """What is worth a warning about the records themselves, counted as they stream past (W310-W312):
+    ids seen more than once (each occurrence is still scored: real VLMEvalKit files repeat indexes),
+    records without a gold answer (scored wrong), multiple-choice records without options. The first
+    occurrence of each is kept for the message. The duplicate check keeps one 64-bit hash per distinct
+    id (a Python set: about 70 bytes a record); nothing else grows with the input."""
+
+    __slots__ = ("seen", "counts", "first")
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.counts = {"W310": 0, "W311": 0, "W312": 0}
+        self.first: dict[str, str] = {}
+
+    def see(self, rid: str, no_gold: bool, no_options: bool, where: str) -> None:
+        """Count one record (its id, whether it lacks a gold answer or options, and where it is)."""
+        h = hash(rid)
+        if h in self.seen:
+            self._note("W310", f"`{rid}`, {where}")
+        else:
+            self.seen.add(h)
+        if no_gold:
+            self._note("W311", where)
+        if no_options:
+            self._note("W312", where)
+
+    def record(self, record: Record) -> None:
+        """`see` for a Record."""
+        self.see(record.id, record.answer is None, record.question_type == MULTIPLE_CHOICE and not record.choices,
+                 record.where or f"`{record.id}`")
+
+    def _note(self, code: str, first: Any) -> None:
+        self.counts[code] += 1
+        self.first.setdefault(code, first)
+
+    def absorb(self, chunk: "ChunkAudit", path: str, lines_before: int) -> None:
+        """Count a worker's chunk of `path` (its lines numbered from `lines_before` + 1), in input order."""
+        hashes = chunk.hashes
+        if self.seen.isdisjoint(hashes) and len(set(hashes)) == len(hashes):  # the usual case, at C speed
+            self.seen.update(hashes)
+        else:
+            for h, line in zip(hashes, chunk.lines):
+                if h in self.seen:
+                    self._note("W310", (path, lines_before + line))  # the id is read back from the file
+                else:
+                    self.seen.add(h)
+        for code, count in chunk.counts.items():
+            if count:
+                self.counts[code] += count
+                self.first.setdefault(code, f"{path}:{lines_before + chunk.first[code]}")
+
+    def report(self, fields: dict | None = None) -> None:
+        """Send what was found to the warnings collector (`rulekit.core.errors.warn`; raises under --strict)."""
+        what = {"W310": "repeated record id(s) (every occurrence is scored)",
+                "W311": "record(s) without a gold answer (scored wrong)",
+                "W312": "multiple-choice record(s) without options (no letter can be matched)"}
+        for code, count in self.counts.items():
+            if count:
+                first = self.first[code]
+                if isinstance(first, tuple):  # found by a worker: (path, line)
+                    first = f"`{_id_at(first[0], first[1], fields)}`, {first[0]}:{first[1]}"
+                warn(code, what[code], first, count=count)
+
+
+class ChunkAudit:
+    """The worker half of InputAudit (rulekit.run.parallel): a chunk's id hashes and line numbers, and its
+    counts of records without gold or options, which the parent absorbs in input order."""
+
+    __slots__ = ("hashes", "lines", "counts", "first")
+
+    def __init__(self) -> None:
+        self.hashes = array("q")
+        self.lines = array("q")
+        self.counts = {"W311": 0, "W312": 0}
+        self.first: dict[str, int] = {}
+
+    def record(self, record: Record) -> None:
+        """Count one record of the chunk (`record.where` is `path:LINE`, LINE counted in the chunk)."""
+        line = int(record.where.rpartition(":")[2])
+        self.hashes.append(hash(record.id))
+        self.lines.append(line)
+        if record.answer is None:
+            self.counts["W311"] += 1
+            self.first.setdefault("W311", line)
+        if record.question_type == MULTIPLE_CHOICE and not record.choices:
+            self.counts["W312"] += 1
+            self.first.setdefault("W312", line)
+
+
+def _id_at(path: str, line: int, fields: dict | None) -> str:
+    """The record id on line `line` of the JSONL file `path` (read once, for a warning)."""
+    from rulekit.readers.jsonl import records_from_lines
+
+    with open(path, "rb") as f:
+        for n, data in enumerate(f, 1):
+            if n == line:
+                return next(iter(records_from_lines([data], path, n, fields)), None).id
+    return "?"  # pragma: no cover - the worker read that line
+
+
+def report_cut_offs(runs: list) -> None:
+    """W320 for every step a run cut off after repeated regex time-outs (`Evaluator.cut_off_report`)."""
+    for run in runs:
+        for where, strikes, skipped in sorted(run.cut_offs(), key=lambda c: (-c[2], c[0])):
+            warn("W320", "step(s) cut off after repeated regex time-outs or slow calls",
+                 f"{run.ruleset.name}: {where}, {strikes} strikes; {skipped:,} later records not tried, outcome error")
+
+
+def _umask() -> int:
+    """This process's umask (read by setting it, then putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+TEMP_SUFFIX = ".rulekit-tmp"  # `.<file name>.<pid>.<random>.rulekit-tmp`: what `sweep_stale` may delete
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
+_LEGACY_TEMP = re.compile(r"^\..+\.decisions\.jsonl\.[A-Za-z0-9_]{8}\.tmp$")  # before 0.2: no pid in the name
+LEGACY_TEMP_AGE = 3600.0
+
+
+def _alive(pid: int) -> bool:
+    """Is process `pid` running (on this machine)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, run by another user
+        return True
+    return True
+
+
+def sweep_stale(directory: Path) -> list[str]:
+    """Delete the temporary decisions files a killed run left in `directory` (SIGKILL, a power cut):
+    files of rulekit's own naming whose process is gone (older-style names without a pid: when over
+    an hour old). Returns the names deleted."""
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        stale = (m is not None and not _alive(int(m.group(1)))) or (
+            m is None and _LEGACY_TEMP.match(entry.name) is not None and _older(entry, now, LEGACY_TEMP_AGE))
+        if stale and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+            except OSError:
+                pass
+    return removed
+
+
+def _older(entry: os.DirEntry, now: float, seconds: float) -> bool:
+    try:
+        return now - entry.stat(follow_symlinks=False).st_mtime > seconds
+    except OSError:
+        return False
+
+
+def _cannot_write(path: Path, why: str) -> UsageError:
+    return UsageError(f"cannot write decisions to {path}: {why}",
+                      help="give --output-dir a directory you can write to", code="E406")
+
+
+def prepare_output_dir(output_dir: str) -> Path:
+    """Create `--output-dir` (and its parents) or say, as error E406, why it cannot be used."""
+    directory = Path(output_dir)
+    if directory.is_symlink() and not directory.exists():
+        raise _cannot_write(directory, f"it is a symbolic link to {os.readlink(directory)}, which does not exist")
+    for parent in [directory, *directory.parents]:
+        if parent.exists() and not parent.is_dir():
+            raise _cannot_write(directory, f"{parent} is a file, not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _cannot_write(directory, exc.strerror or str(exc)) from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise _cannot_write(directory, "permission denied")
+    return directory
+
+
+class AtomicWriter:
+    """A file written under a temporary name and renamed into place on success only."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        if path.is_dir():
+            raise _cannot_write(path, "a directory of that name is in the way")
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
+        except OSError as exc:
+            raise _cannot_write(path, exc.strerror or str(exc)) from None
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; a results file gets the usual mode
+        self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
+
+    def commit(self) -> None:
+        """Flush, fsync and rename into place."""
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            raise _cannot_write(self.path, exc.strerror or str(exc)) from None
+
+    def abort(self) -> None:
+        """Drop the temporary file."""
+        try:
+            self.fh.close()
+        finally:
+            if os.path.exists(self.tmp):
+                os.unlink(self.tmp)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@+=-]+")
+
+
+def decisions_file_name(name: str) -> str:
+    """The file name a ruleset's decisions go to: `<name>.decisions.jsonl`, where the name keeps
+    letters, digits and `._@+=-`, every other run of characters becomes `_` (so `/`, `..`-paths,
+    control and markup characters can never leave the output directory or name another file), and
+    leading dots and dashes are dropped (no hidden files, no option-like names); at most 120 characters."""
+    slug = re.sub(r"\.{2,}", "_", _UNSAFE.sub("_", name)).lstrip(".-")[:120] or "ruleset"
+    return f"{slug}.decisions.jsonl"
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` made unique in order: a repeated one gets `-2`, `-3`, ... (the first keeps its name)."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        candidate, k = name, 1
+        while candidate in seen:
+            k += 1
+            candidate = f"{name}-{k}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def effective_seed(ruleset: CompiledRuleset, seed: int | None) -> int | None:
+    """The seed a run uses: the command line's, else the ruleset's fallback seed."""
+    return seed if seed is not None else ruleset.seed
+
+
+class RulesetRun:
+    """One ruleset's pass over records: decide each, write its row, count it into the metrics."""
+
+    def __init__(self, ruleset: CompiledRuleset, seed: int | None, max_chars: int, keep: bool = False,
+                 write: bool = True):
+        self.ruleset = ruleset
+        self.write = write  # False: no decisions file, so rows are not serialized (row() gives b"")
+        self.evaluator = Evaluator(ruleset, seed, max_chars)
+        self.plan = MetricsPlan(ruleset)
+        self.acc = self.plan.accumulator()
+        self.keep = keep
+        self.decisions: list[Decision] = []
+        self.records: list[Record] = []
+        self.worker_cut_offs: list[tuple[str, int, int]] = []  # rulekit.run.parallel adds what its workers cut off
+
+    def row(self, record: Record) -> bytes | tuple | None:
+        """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
+
+        In a worker (``evaluator.defer_stream``), a record left to a stream-order random draw
+        returns ``(slot, record id, section, options)`` instead: its place is held in the counts
+        (`MetricsPlan.reserve`) and `options` holds the decision each letter would make
+        (`engine.DrawLater`), so the parent only draws."""
+        decision = self.evaluator.decide(record)
+        if decision is None:
+            self.acc.skip(record)
+            return None
+        if type(decision) is DrawLater:
+            return self.plan.reserve(self.acc, record), record.id, decision.section, decision.options
+        self.plan.add(self.acc, decision, record)
+        if self.keep:
+            self.decisions.append(decision)
+            self.records.append(record)
+        return row_bytes(decision) if self.write else b""
+
+    def cut_offs(self) -> list[tuple[str, int, int]]:
+        """(where, strikes, records not tried) of the steps this run cut off, workers' included."""
+        merged: dict[str, list[int]] = {}
+        for where, strikes, skipped in self.evaluator.cut_off_report() + self.worker_cut_offs:
+            entry = merged.setdefault(where, [0, 0])
+            entry[0] = max(entry[0], strikes)
+            entry[1] += skipped
+        return [(where, a, b) for where, (a, b) in merged.items()]
+
+    def result(self, seed: int | None) -> Result:
+        """The Result of this run (metrics computed from the accumulated counts)."""
+        rs, acc = self.ruleset, self.acc
+        eff = effective_seed(rs, seed)
+        return Result(rs.name, fingerprint(rs.data, eff), eff, len(acc.correct), self.plan.metrics(acc),
+                      dict(acc.outcomes), dict(acc.skipped), bytes(acc.correct), self.decisions, self.records,
+                      errors=dict(sorted(acc.errors.items(), key=lambda kv: -kv[1])))
+
+
+_ROW_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+
+
+def row_bytes(decision: Decision) -> bytes:
+    """A decision's line of the decisions file (DESIGN.md §5)."""
+    return orjson.dumps(decision.as_row(), option=_ROW_OPTIONS)
+
+
+def open_writers(stack: ExitStack, rulesets: list[CompiledRuleset], output_dir: str | None) -> list[AtomicWriter | None]:
+    """One AtomicWriter per ruleset under `output_dir` (all aborted unless the stack is popped)."""
+    writers: list[AtomicWriter | None] = [None] * len(rulesets)
+    if output_dir:
+        directory = prepare_output_dir(output_dir)
+        sweep_stale(directory)
+        files = [decisions_file_name(rs.name) for rs in rulesets]
+        unique = [f"{stem}.decisions.jsonl" for stem in
+                  unique_names([f.removesuffix(".decisions.jsonl") for f in files])]
+        for i, name in enumerate(unique):
+            writers[i] = AtomicWriter(directory / name)
+            stack.callback(writers[i].abort)
+    return writers
+
+
+def commit_writers(stack: ExitStack, writers: list[AtomicWriter | None], results: list[Result]) -> None:
+    """Rename every decisions file into place and record its path in the results."""
+    for writer, res in zip(writers, results):
+        if writer is not None:
+            writer.commit()
+            res.output = str(writer.path)
+    stack.pop_all()
+
+
+def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
+             output_dir: str | None = None, on_progress: Callable[[int], None] | None = None,
+             max_chars: int = MAX_CHARS, keep: bool = False) -> list[Result]:
+    """Apply every ruleset to every record (one pass over the input, in one process).
+
+    Memory stays flat in the input size: each decision is written and counted, then dropped,
+    unless `keep` asks for `Result.decisions` and `Result.records` (what `diff` needs).
+    `on_progress(records so far)` is called every 2,000 records.
+    `rulekit.run.parallel.evaluate_files` runs the same thing over worker processes.
+    """
+    runs = [RulesetRun(rs, seed, max_chars, keep, write=bool(output_dir)) for rs in rulesets]
+    audit = InputAudit()
+    with ExitStack() as stack:
+        writers = open_writers(stack, rulesets, output_dir)
+        pairs = list(zip(runs, writers))
+        seen, check = audit.seen, audit.record
+        for n, record in enumerate(records, 1):
+            if record.answer is None or not record.choices or hash(record.id) in seen:
+                check(record)  # something to warn about (or an open question): the audit looks closer
+            else:
+                seen.add(hash(record.id))
+            for run, writer in pairs:
+                line = run.row(record)
+                if line and writer is not None:
+                    writer.fh.write(line)
+            if on_progress is not None and n % 2000 == 0:
+                on_progress(n)
+        results = [run.result(seed) for run in runs]
+        audit.report()  # under --strict a warning is an error: raised before any file is committed
+        report_cut_offs(runs)
+        commit_writers(stack, writers, results)
+    return results

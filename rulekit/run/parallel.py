@@ -1,0 +1,266 @@
+"""Spread a large JSONL input over worker processes; results come back in input order.
+
+The input is cut into byte ranges at line ends (`split_jsonl`); each worker reads its range,
+decides every record with every ruleset, and sends back the decisions-file bytes and the metric
+counts (`rulekit.metrics.accumulate`). The parent writes the bytes and merges the counts in
+range order, so the decisions files are byte-identical to a one-process run and the metrics
+are the same to the last digit (the counts are exact). Memory per process is bounded by the
+range size, not the input size.
+
+A random fallback drawn in stream order (lmms-eval's one `random.seed(42)` stream) depends on
+every earlier draw, so workers do not draw it: they hold the record's place in the counts and
+send back the decision each letter would make; the parent, which sees the ranges in order, draws
+the index for those records in input order.
+
+Workers are forked, so they inherit the compiled rulesets (closures cannot be pickled). Where a
+run cannot be split, `evaluate_files` runs in one process; `why_sequential` says why: a judge
+fallback (its replies are prefetched concurrently in one process), input that is not a plain
+JSONL file (stdin, gzip, other formats), or no `fork` on this platform.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import multiprocessing
+import os
+import signal
+from collections import deque
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+
+from rulekit.language import schema as S
+from rulekit.engine.compiler import CompiledRuleset
+from rulekit.engine.decide import MAX_CHARS
+from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
+                       report_cut_offs, row_bytes)
+from rulekit.core.errors import InputError
+from rulekit.readers import detect_format, is_stream, read_records
+from rulekit.readers.jsonl import records_from_lines
+from rulekit.core.trace import Decision
+
+MAX_CHUNK_BYTES = 8 << 20  # a worker's byte range at most: bounds its memory and the progress steps
+MIN_CHUNK_BYTES = 256 << 10
+MIN_SPLIT_BYTES = 4 << 20  # smaller inputs are not worth starting workers for
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Bytes [start, end) of `path`. Its line numbers are counted by the worker that reads it
+    (`_Part.lines`), so cutting a file reads only a line at each cut."""
+
+    path: str
+    start: int
+    end: int
+
+
+def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Iterator[Chunk]:
+    """Cut `path` into ranges of about `size` bytes that end at a line end: seek `size` bytes on,
+    then read to the end of that line (the file itself is read by the workers). With `taper` set,
+    a range is at most 1/taper of what is left (and at least MIN_CHUNK_BYTES), so the last ranges
+    are small and no worker is left alone with a big one at the end."""
+    total = os.path.getsize(path)
+    with open(path, "rb") as f:
+        start = 0
+        while start < total:
+            step = max(MIN_CHUNK_BYTES, min(size, (total - start) // taper)) if taper else size
+            end = start + step
+            if end < total:
+                f.seek(end)
+                end += len(f.readline())
+            else:
+                end = total
+            yield Chunk(path, start, end)
+            start = end
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | None:
+    """Why these rulesets and inputs must run in one process (None: they can be split)."""
+    for rs in rulesets:
+        for name, section in rs.sections.items():
+            if isinstance(section.fallback, S.Judge):
+                return f"`{rs.name}` has a judge fallback (section {name})"
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "this platform cannot fork worker processes"
+    for path in paths:
+        if is_stream(path) or detect_format(path) != "jsonl":
+            return f"{path} is not a plain JSONL file"
+        with open(path, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":
+                return f"{path} is gzipped"
+    return None
+
+
+# What the forked workers inherit: (rulesets, seed, max_chars, fields, write rows?), set just before forking.
+_JOB: tuple | None = None
+
+
+@dataclass
+class _Part:
+    """What a worker sends back for one chunk."""
+
+    records: int
+    lines: int          # lines in the chunk: the parent numbers the next chunk's lines from it
+    rows: list[list]    # per ruleset: decisions-file bytes, and (slot, id, section, options) where the parent draws
+    accs: list          # metric Accumulator per ruleset
+    error: InputError | None = None  # a bad line, numbered from the chunk's first line
+    audit: ChunkAudit | None = None  # the records' ids, missing golds and options (warnings W310-W312)
+    cut_offs: list | None = None     # per ruleset: the steps its evaluator cut off (Evaluator.cut_off_report)
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool and drops the unfinished files; SIGTERM
+    (how the pool stops them) ends them at once, without the parent's handler (rulekit.cli)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def _decide_chunk(chunk: Chunk) -> _Part:
+    """In a worker: decide and count every record of one byte range with every ruleset."""
+    rulesets, seed, max_chars, fields, write = _JOB  # type: ignore[misc]
+    with open(chunk.path, "rb") as f:
+        f.seek(chunk.start)
+        data = f.read(chunk.end - chunk.start)
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    runs = [RulesetRun(rs, seed, max_chars, write=write) for rs in rulesets]
+    for run in runs:
+        run.evaluator.defer_stream = True
+    out: list[list] = [[] for _ in runs]
+    # one growing buffer per ruleset: orjson hands back each row in a ~4 KB allocation, so a list of
+    # rows would hold 4 KB per record until the chunk ends; copied into the buffer, each is freed at once
+    rows: list[bytearray] = [bytearray() for _ in runs]
+    n = 0
+    targets = [(run.row, buf, segments) for run, buf, segments in zip(runs, rows, out)]
+    audit = ChunkAudit()
+    try:
+        for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
+            n += 1
+            audit.record(record)
+            for row_of, buf, segments in targets:
+                row = row_of(record)
+                if type(row) is bytes:
+                    buf += row
+                elif row is not None:  # a stream-order draw: the parent makes it
+                    segments.append(bytes(buf))
+                    del buf[:]
+                    segments.append(row)
+    except InputError as exc:  # the parent knows the chunk's first line: it renumbers and raises
+        return _Part(n, len(lines), [], [], exc)
+    for buf, segments in zip(rows, out):
+        segments.append(bytes(buf))
+    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit,
+                 cut_offs=[run.evaluator.cut_off_report() for run in runs])
+
+
+def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
+    """A worker's InputError about a line of `path`, moved from the chunk's numbering to the file's."""
+    if error.loc is not None and error.loc.line and error.loc.file == path:
+        error.loc = dataclasses.replace(error.loc, line=error.loc.line + lines_before)
+    return error
+
+
+def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
+    """Merge a worker's counts into `run` and yield its decisions-file bytes in order, drawing the
+    stream-order random fallbacks it left to this process."""
+    base_correct, base_kept = len(run.acc.correct), len(run.acc.kept)
+    run.acc.merge(acc)
+    for seg in segments:
+        if type(seg) is bytes:
+            yield seg
+            continue
+        (at, kept_at, keys), record_id, section, options = seg
+        decision = Decision(record_id, *options[run.evaluator.draw_index(section, len(options))])
+        run.plan.fill(run.acc, (base_correct + at, base_kept + kept_at if kept_at >= 0 else -1, keys), decision)
+        if run.write:
+            yield row_bytes(decision)
+
+
+def _in_order(pool, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
+    """`pool.imap(_decide_chunk, chunks)` with at most `window` chunks handed out and not yet taken back:
+    imap hands out every chunk at once, so finished parts would pile up in this process whenever it
+    writes more slowly than the workers decide."""
+    pending: deque = deque()
+    for chunk in chunks:
+        pending.append(pool.apply_async(_decide_chunk, (chunk,)))
+        if len(pending) >= window:
+            yield pending.popleft().get()
+    while pending:
+        yield pending.popleft().get()
+
+
+def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: dict | None = None, *,
+                   seed: int | None = None, output_dir: str | None = None,
+                   on_progress: Callable[[int], None] | None = None, max_chars: int = MAX_CHARS,
+                   workers: int = 0, min_split_bytes: int = MIN_SPLIT_BYTES,
+                   chunk_bytes: int | None = None) -> list[Result]:
+    """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
+    input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
+    this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
+    256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is
+    called now and then."""
+    workers = workers or default_workers()
+    if workers > 1 and why_sequential(rulesets, paths) is None:
+        total = sum(os.path.getsize(p) for p in paths)
+        if total >= min_split_bytes:
+            size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
+            return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
+                                   fixed=chunk_bytes is not None)
+    return evaluate(rulesets, read_records(paths, fields), seed=seed, output_dir=output_dir,
+                    on_progress=on_progress, max_chars=max_chars)
+
+
+def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
+                    fixed: bool = False) -> list[Result]:
+    global _JOB
+    runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
+    chunks_seen: deque[int] = deque()  # for each chunk handed to the pool and not yet absorbed: its input's index
+
+    def chunks() -> Iterator[Chunk]:
+        for i, path in enumerate(paths):
+            for chunk in split_jsonl(path, size, taper=0 if fixed else 2 * workers):
+                chunks_seen.append(i)
+                yield chunk
+    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
+    done = 0
+    audit = InputAudit()
+    lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
+    try:
+        with ExitStack() as stack:
+            writers = open_writers(stack, rulesets, output_dir)
+            gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
+            with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
+                for part in _in_order(pool, chunks(), window=2 * workers):
+                    source = chunks_seen.popleft()
+                    if part.error is not None:
+                        raise _renumbered(part.error, paths[source], lines_before[source])
+                    audit.absorb(part.audit, paths[source], lines_before[source])
+                    lines_before[source] += part.lines
+                    for run, cut in zip(runs, part.cut_offs):
+                        run.worker_cut_offs += cut
+                    for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
+                        for data in _absorb(run, segments, acc):
+                            if writer is not None:
+                                writer.fh.write(data)
+                    done += part.records
+                    if on_progress is not None:
+                        on_progress(done)
+            results = [run.result(seed) for run in runs]
+            audit.report(fields)  # under --strict a warning is an error: raised before any file is committed
+            report_cut_offs(runs)
+            commit_writers(stack, writers, results)
+    finally:
+        _JOB = None
+        gc.unfreeze()
+    return results
