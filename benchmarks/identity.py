@@ -11,7 +11,7 @@ ruleset of the checkout that needs no judge server, once with the rulesets' own 
 `--seed 0`, through the checkout's own CLI (`rulekit eval --format json --output-dir`), in a fresh
 interpreter with the checkout first on `sys.path`. `compare` checks every decisions file and every
 metrics report byte for byte and prints the first differing line of each file that differs (exit 1).
-The fingerprint and wall time are the only fields excluded (a fingerprint hashes the ruleset's
+The fingerprint, wall time and the decisions file's directory are the only fields excluded (a fingerprint hashes the ruleset's
 normalized content, which a refactor of the loader may legitimately re-serialize — it is reported
 separately when it changes).
 """
@@ -54,6 +54,9 @@ def run(out: Path, checkout: Path, inputs: list[str], workers: int) -> None:
                 sys.exit(f"{tag}: exit {done.returncode}\n{done.stderr.decode()[-2000:]}")
             report = json.loads(done.stdout)
             fingerprints = [r.pop("fingerprint", None) for r in report.get("results", [])]
+            for r in report.get("results", []):  # where the run wrote it, not what it holds
+                if r.get("decisions_file"):
+                    r["decisions_file"] = Path(r["decisions_file"]).name
             report.pop("seconds", None)
             (out / f"{tag}.json").write_text(json.dumps(report, indent=1, sort_keys=True))
             (out / f"{tag}.fingerprint").write_text(json.dumps(fingerprints))
@@ -74,6 +77,12 @@ def compare(a: Path, b: Path) -> int:
         if x.read_bytes() == y.read_bytes():
             same += 1
             continue
+        if rel.suffix == ".json":  # a report: fields added by the newer checkout are listed, not failed
+            added, changed = _report_delta(json.loads(x.read_text()), json.loads(y.read_text()))
+            if not changed:
+                same += 1
+                print(f"same {rel} (new fields: {', '.join(sorted(added))})")
+                continue
         differ += 1
         kind = "fingerprint changed" if rel.suffix == ".fingerprint" else "DIFFERS"
         for n, (p, q) in enumerate(zip(x.read_text().splitlines(), y.read_text().splitlines()), 1):
@@ -84,6 +93,25 @@ def compare(a: Path, b: Path) -> int:
             print(f"{kind} {rel}: one is a prefix of the other")
     print(f"{same} files identical, {differ} differ")
     return 1 if differ else 0
+
+
+def _report_delta(a, b, path: str = "") -> tuple[set[str], list[str]]:
+    """(fields only `b` has, fields whose values differ) of two JSON reports."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        added, changed = {f"{path}{k}" for k in b.keys() - a.keys()}, [f"{path}{k}" for k in a.keys() - b.keys()]
+        for k in a.keys() & b.keys():
+            more, diff = _report_delta(a[k], b[k], f"{path}{k}.")
+            added |= more
+            changed += diff
+        return added, changed
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        added, changed = set(), []
+        for i, (p, q) in enumerate(zip(a, b)):
+            more, diff = _report_delta(p, q, f"{path}{i}.")
+            added |= more
+            changed += diff
+        return added, changed
+    return set(), [] if a == b else [path.rstrip(".")]
 
 
 def main() -> None:
