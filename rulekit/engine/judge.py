@@ -39,7 +39,6 @@ from rulekit.language import schema as S
 from rulekit.core.errors import RulekitError, UsageError
 from rulekit.core.records import Record
 from rulekit.core.trace import Decision, StepTrace
-from rulekit.llm.cache import JudgeCache
 from rulekit.ops.scoring import Settled, scored_decision
 
 ENV_URL, ENV_MODEL, ENV_CACHE = "RULEKIT_JUDGE_URL", "RULEKIT_JUDGE_MODEL", "RULEKIT_JUDGE_CACHE"
@@ -114,6 +113,8 @@ class JudgeClient:
         self.sampling = {"temperature": spec.temperature,
                          "max_tokens": spec.max_tokens or self.prompt.style.max_tokens or DEFAULT_MAX_TOKENS}
         self.replay = SETTINGS.replay
+        from rulekit.llm.cache import JudgeCache  # imported on use: most runs have no judge
+
         self.cache = JudgeCache(cache_path(), readonly=self.replay)
         self.http = OpenAIClient(self.base_url, timeout=SETTINGS.timeout)
         self.calls = self.hits = 0
@@ -137,6 +138,8 @@ class JudgeClient:
 
     def key(self, prompt: str, attempt: int) -> str:
         """The cache key of one call."""
+        from rulekit.llm.cache import JudgeCache
+
         return JudgeCache.key(self.model, self.prompt.fingerprint, prompt, attempt, self.sampling)
 
     def cached(self, prompt: str, attempt: int) -> str | None:

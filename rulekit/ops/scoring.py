@@ -29,7 +29,6 @@ from rulekit.language.expr import ConditionFailed, compile_condition
 from rulekit.core.records import Record
 from rulekit.core.trace import Decision
 from rulekit.ops.compare import compare
-from rulekit.ops.mathcompare import compile_math, math_verdict
 from rulekit.ops.record_env import RecordEnv
 
 __all__ = ["verdict", "scored_decision", "letter_correct", "compile_compare", "CompiledCases", "Settled"]
@@ -52,6 +51,8 @@ def compile_compare(kind: Any, node: Any = None) -> Any:
     """A section's validated `compare` → what `verdict` takes (conditions of `cases` compiled once,
     errors located at their line in the ruleset file); other compares are returned as they are."""
     if isinstance(kind, S._math.MATH_COMPARES):  # int-equal, float-equal, equivalent: rulekit/ops/mathcompare.py
+        from rulekit.ops.mathcompare import compile_math  # imported on use: most rulesets have no math
+
         return compile_math(kind, node)
     if not isinstance(kind, S.Cases):
         return kind
@@ -124,6 +125,8 @@ def verdict(kind: Any, pred: Any, record: Record, normalize: S.Normalize | None 
     if kind == "int" or isinstance(kind, (S.Relaxed, S.Anls, S.Mra, S.YesNo)):
         return _typed(kind, pred, record.answer)
     if isinstance(kind, S._math.MATH_COMPARES) or getattr(kind, "math_compare", False):
+        from rulekit.ops.mathcompare import math_verdict
+
         return math_verdict(kind, pred, record)  # may answer an `Unresolved` problem: outcome unresolved
     if not (isinstance(kind, S.Exact) or kind in ("letter", "contains-or-number")):
         raise TypeError(f"no scorer for compare {kind!r}")

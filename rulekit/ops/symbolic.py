@@ -16,16 +16,16 @@ multiprocessing pool workers (daemonic processes included: the worker is started
 `subprocess`, not `multiprocessing.Process`) and after `fork` (a forked child starts its own).
 
 Parser choice: SymPy's own `sympy.parsing.latex.parse_latex` (ANTLR backend, needs
-`antlr4-python3-runtime` 4.11, which the `math` extra pins), not latex2sympy2. Both originals
+`antlr4-python3-runtime` 4.11, which rulekit's dependencies pin), not latex2sympy2. Both originals
 this reproduces — VLMEvalKit's OlympiadBench `MathJudger` and the physics `is_equiv` — call
 exactly `parse_latex`, and OlympiadBench pins `antlr4-python3-runtime==4.11.1`; latex2sympy2
 builds different trees (so "structurally equal" would mean something else), pins an older ANTLR
 that conflicts with 4.11, and is no longer maintained. SymPy's newer Lark backend is also
 avoided: it accepts a different subset of LaTeX than the originals saw.
 
-SymPy stays optional: nothing here imports it (the worker does), and `import rulekit` never
-starts a worker. Without SymPy/antlr the worker answers `MathUnavailable`, which the engine
-reports as outcome `error` with an install hint.
+SymPy is a dependency but is never imported here (the worker does), and `import rulekit` never
+starts a worker. If SymPy/antlr are broken or missing anyway, the worker answers `MathUnavailable`,
+which the engine reports as outcome `error` with a reinstall hint.
 """
 from __future__ import annotations
 
@@ -104,8 +104,8 @@ class Worker:
             raise MathUnavailable("the SymPy worker exited while starting") from None
         if kind != "ready":
             self.stop()
-            raise MathUnavailable(f"{payload} (install the math extra: pip install 'rulekit[math]', which "
-                                  f"brings sympy and antlr4-python3-runtime 4.11)")
+            raise MathUnavailable(f"{payload} (sympy and antlr4-python3-runtime 4.11 are dependencies of rulekit: "
+                                  f"reinstall it, e.g. pip install --force-reinstall rulekit)")
         self.info = payload
 
     def stop(self) -> None:

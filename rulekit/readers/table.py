@@ -168,8 +168,8 @@ def read_xlsx(path: str, fields: dict[str, str] | None = None,
     try:
         import openpyxl
     except ImportError:
-        raise InputError(f"{path}: reading .xlsx files needs the optional package openpyxl",
-                         help="pip install openpyxl  (or save the sheet as .tsv)") from None
+        raise InputError(f"{path}: reading .xlsx files needs openpyxl, a dependency of rulekit that is missing",
+                         help="reinstall rulekit, or pip install openpyxl (or save the sheet as .tsv)") from None
     try:
         wb = openpyxl.load_workbook(f if f is not None else path, read_only=True, data_only=True)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
