@@ -20,10 +20,10 @@ CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
 
 import baselines  # noqa: E402  (benchmarks/ is not a package)
 
-from rulekit.compiler import load_ruleset  # noqa: E402
-from rulekit.evaluate import evaluate  # noqa: E402
+from rulekit.engine.compiler import load_ruleset  # noqa: E402
+from rulekit.run.evaluate import evaluate  # noqa: E402
 from rulekit.readers import read_records  # noqa: E402
-from rulekit.resources import builtin_rulesets  # noqa: E402
+from rulekit.core.resources import builtin_rulesets  # noqa: E402
 
 SYMPY = ("physics", "olympiadbench")
 
