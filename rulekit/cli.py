@@ -294,13 +294,29 @@ def check(files):
 
 
 @main.command("list")
-def list_cmd():
+@click.option("--benchmark", help="Only the rulesets that score this benchmark (a framework's dataset name, e.g. MMStar).")
+@user_errors
+def list_cmd(benchmark):
     """Built-in rulesets with what they reproduce."""
     from rich.table import Table
 
-    from rulekit.engine.compiler import load_ruleset
     from rulekit.core.resources import builtin_rulesets
+    from rulekit.engine.compiler import load_ruleset
 
+    if benchmark:
+        from rulekit.report.reproduce import families_for
+
+        families = families_for(benchmark)
+        if not families:
+            raise UsageError(f"no built-in ruleset is registered for benchmark `{benchmark}`", code="E400",
+                             help="the registry is rulekit/data/benchmarks.yaml; a new dataset name is one line there")
+        table = Table(title=f"rulesets for {benchmark}", title_justify="left")
+        for col in ("framework", "family", "rulesets (tried in this order)", "how it scores"):
+            table.add_column(col)
+        for f in families:
+            table.add_row(f.framework, f.name, ", ".join(f.rulesets), f.summary)
+        _out().print(table)
+        return
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
     table.add_column("name", style="bold")
     table.add_column("summary")
@@ -409,6 +425,34 @@ def test(rulesets, case_files):
     click.echo(f"{total - failed} passed, {failed} failed")
     if failed:
         click.get_current_context().exit(1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@user_errors
+def reproduce(paths, fmt):
+    """Give back the numbers a framework published, from its own files.
+
+    PATHS are VLMEvalKit work dirs (or report/prediction files): every `<model>_<dataset>_acc.csv`
+    is scored again from `<model>_<dataset>.xlsx` with each generation of the framework's rules,
+    and the one that gives back every printed digit is named. Exit 0 when all numbers are
+    reproduced, 1 when one is not (or nothing was found), 2 on bad input."""
+    import json
+
+    from rulekit.report.reproduce import as_json, exit_code, render_markdown, render_table
+    from rulekit.report.reproduce import reproduce as run_reproduce
+
+    rows, notes = run_reproduce(list(paths))
+    if not rows:
+        notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
+    if fmt == "json":
+        click.echo(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(render_markdown(rows, notes), nl=False)
+    else:
+        render_table(rows, notes, _out())
+    click.get_current_context().exit(exit_code(rows))
 
 
 @main.command()

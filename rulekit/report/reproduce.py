@@ -1,0 +1,492 @@
+"""`rulekit reproduce`: give back the numbers a framework published, from its own artifacts.
+
+A VLMEvalKit work dir holds, per model and dataset, the prediction sheet `<model>_<dataset>.xlsx`
+(or .tsv) and what its evaluation reported, `<model>_<dataset>_acc.csv` (or `_acc.xlsx`): one row
+per split, an `Overall` column and one column per value of the `category` / `l2-category` fields.
+For every reported number this module finds the prediction file, names model and benchmark from
+the file names, looks the benchmark up in the registry (`rulekit/data/benchmarks.yaml`: which
+built-in rulesets score it, newest generation first), scores the predictions with each of them in
+one pass, and reports the first generation that gives back every number of the file to all its
+printed digits. When none does, the closest one is reported with the records that account for the
+difference — compared row by row with the evaluation's own result sheet
+(`<model>_<dataset>_*_result.xlsx`, column `hit`) when it is there.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rulekit.core.errors import InputError, Loc, UsageError
+
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx")
+HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
+PREDICTION_SUFFIXES = (".xlsx", ".tsv")
+_CATEGORY_FIELDS = ("category", "l2-category")  # what VLMEvalKit's report_acc groups by, in its order
+
+
+# ---------------------------------------------------------------- the registry
+@dataclass(frozen=True)
+class Family:
+    """A way a framework scores a set of benchmarks: the rulesets to try, newest generation first."""
+
+    framework: str
+    name: str
+    summary: str
+    rulesets: tuple[str, ...]
+    datasets: tuple[str, ...]
+
+
+def registry() -> list[Family]:
+    """Every (framework, family) of `rulekit/data/benchmarks.yaml`."""
+    from rulekit.data import data_path
+
+    raw = yaml.safe_load(data_path("benchmarks.yaml").read_text(encoding="utf-8"))
+    return [Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]))
+            for framework, families in raw.items() for name, spec in families.items()]
+
+
+def families_for(benchmark: str) -> list[Family]:
+    """The families whose dataset list names `benchmark` (case-insensitive)."""
+    key = benchmark.lower()
+    return [f for f in registry() if key in (d.lower() for d in f.datasets)]
+
+
+def split_name(stem: str, framework: str = "vlmevalkit") -> tuple[str, str, Family | None]:
+    """(model, benchmark, family) of a file stem `<model>_<dataset>`: the longest registered dataset name
+    that ends it; unknown datasets give (stem before the last `_`, the rest, None)."""
+    best: tuple[str, Family] | None = None
+    low = stem.lower()
+    for family in registry():
+        if family.framework != framework:
+            continue
+        for name in family.datasets:
+            if low.endswith("_" + name.lower()) and (best is None or len(name) > len(best[0])):
+                best = (name, family)
+    if best is not None:
+        name, family = best
+        return stem[: -len(name) - 1], stem[-len(name):], family
+    model, _, bench = stem.rpartition("_")
+    return model or stem, bench, None
+
+
+# ---------------------------------------------------------------- what was published
+@dataclass
+class Published:
+    """One number a framework wrote: its split and metric named as in the report file, as printed."""
+
+    split: str
+    metric: str
+    text: str
+    decimals: int | None = None  # what the framework rounds to, when JSON dropped trailing zeros (52.70 → 52.7)
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+    def agrees(self, ours: float | None, percent: bool) -> bool:
+        """Does `ours` give this number back to all its printed digits?"""
+        if ours is None:
+            return False
+        printed = Decimal(self.text.strip())
+        exponent = printed.as_tuple().exponent
+        digits = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        if self.decimals is not None:
+            digits = max(digits, self.decimals)
+        value = Decimal(repr(ours * 100 if percent else ours))
+        return abs(value - printed) <= Decimal(5) * Decimal(10) ** (-digits - 1) + Decimal("1e-12")
+
+
+def read_report(path: Path) -> list[Published]:
+    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column)."""
+    try:
+        if path.suffix == ".xlsx":
+            import openpyxl
+
+            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+            rows = [["" if c is None else (repr(c) if isinstance(c, float) else str(c)) for c in row]
+                    for row in wb.active.iter_rows(values_only=True)]
+            wb.close()
+        else:
+            rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: cannot read this report: {exc}", code="E301") from None
+    except Exception as exc:  # openpyxl: many types for a damaged file
+        raise InputError(f"{path}: cannot read this report: {exc}", code="E301") from None
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2 or not rows[0]:
+        raise InputError(f"{path}: a report needs a header row and at least one row of numbers", code="E300")
+    header = rows[0]  # names as written: VLMEvalKit keeps a category's stray tab ("Oceans and continents\t")
+    stripped = [h.strip() for h in header]
+    split_col = stripped.index("split") if "split" in stripped else None
+    out = []
+    for n, row in enumerate(rows[1:], 2):
+        split = row[split_col].strip() if split_col is not None and split_col < len(row) else "none"
+        for i, metric in enumerate(header):
+            if i == split_col or i >= len(row) or not row[i].strip():
+                continue
+            try:
+                Decimal(row[i].strip())
+            except InvalidOperation:
+                raise InputError(f"`{metric.strip()}` is not a number: {row[i]!r}", loc=Loc(str(path), n, 0),
+                                 code="E300") from None
+            out.append(Published(split, metric, row[i].strip()))
+    return out
+
+
+# ---------------------------------------------------------------- artifacts
+@dataclass
+class Artifact:
+    """A prediction file with what its framework reported about it."""
+
+    framework: str
+    model: str
+    benchmark: str
+    family: Family | None
+    predictions: Path
+    report: Path
+    numbers: list[Published]
+    result_sheet: Path | None = None
+
+
+def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
+    """The artifacts under `paths` (work dirs or files), and notes on what was found but cannot be
+    reproduced (a prediction file without a report, a report without its prediction file)."""
+    files: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise UsageError(f"no such file or directory: {p}", code="E401")
+        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+    files = sorted(set(files))
+    names = {f.name: f for f in files}
+    artifacts, notes, used = [], [], set()
+    for f in files:
+        suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
+        if suffix is None:
+            continue
+        stem = f.name[: -len(suffix)]
+        pred = next((f.with_name(stem + s) for s in PREDICTION_SUFFIXES if (f.with_name(stem + s)).is_file()), None)
+        if pred is None:
+            notes.append(f"{f}: no prediction file {stem}.xlsx or {stem}.tsv next to it; skipped")
+            continue
+        model, bench, family = split_name(stem)
+        if f.parent.name and stem.startswith(f.parent.name + "_"):  # VLMEvalKit: outputs/<model>/<model>_<dataset>
+            model, bench = f.parent.name, stem[len(f.parent.name) + 1:]
+            family = family or next(iter(families_for(bench)), None)
+        sheet = next((names[n] for n in sorted(names) if n.startswith(stem + "_") and n.endswith("_result.xlsx")
+                      and names[n].parent == f.parent), None)
+        artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
+        used |= {pred, f}
+    for art, note in _mmevalpro_pairs([f for f in files if f not in used]):
+        if art is not None:
+            artifacts.append(art)
+            used |= {art.predictions, art.report}
+        else:
+            notes.append(note)
+    for f in files:
+        if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith("_result.xlsx") \
+                and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
+            notes.append(f"{f}: no published number next to it (no {f.stem}_acc.csv); nothing to reproduce")
+    return artifacts, notes
+
+
+# MMEvalPro's auto_score.py writes {source: {genuine_accuracy_score: 17.11, ...}, "Macro_Average": {...},
+# "Micro_Average": {...}} (percent, 2 decimals) for a model-output JSON of triplet rows.
+MMEVALPRO_METRICS = {"genuine_accuracy_score": "genuine_accuracy", "average_score": "average_accuracy",
+                     "origin_score": "origin_accuracy", "perception_score": "perception_accuracy",
+                     "knowledge_score": "knowledge_accuracy"}
+
+
+def _json_of(path: Path, limit: int = 5 << 20) -> Any:
+    """A small JSON file (optionally gzipped) decoded, else None (too big, not JSON)."""
+    import gzip
+
+    import orjson
+
+    try:
+        if path.stat().st_size > limit:
+            return None
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        return orjson.loads(data)
+    except (OSError, EOFError, ValueError):
+        return None
+
+
+def _is_mmevalpro_score(data: Any) -> bool:
+    return isinstance(data, dict) and bool(data) and all(
+        isinstance(v, dict) and "genuine_accuracy_score" in v for v in data.values())
+
+
+def _mmevalpro_pairs(files: list[Path]):
+    """(Artifact, None) for each MMEvalPro score file with its model-output file, (None, note) for a
+    score file whose output file is not found. The output is `<prefix>_model_output.json[.gz]` for a
+    score `<prefix>_score.json[.gz]`, else the one JSON file beside it that holds triplet rows."""
+    jsons = [f for f in files if f.name.endswith((".json", ".json.gz"))]
+    for f in jsons:
+        data = _json_of(f)
+        if not _is_mmevalpro_score(data):
+            continue
+        base = f.name[:-3] if f.name.endswith(".gz") else f.name
+        prefix = base[:-len("_score.json")] if base.endswith("_score.json") else base[:-len(".json")]
+        named = [g for g in jsons if g.parent == f.parent and g.name in (f"{prefix}_model_output.json",
+                                                                          f"{prefix}_model_output.json.gz")]
+        others = named or [g for g in jsons if g.parent == f.parent and g != f and not _is_mmevalpro_score(_json_of(g))]
+        if len(others) != 1:
+            yield None, (f"{f}: an MMEvalPro score file, but its model output is not found "
+                         f"(expected {prefix}_model_output.json next to it)")
+            continue
+        numbers = [Published(split, metric, repr(value) if isinstance(value, float) else str(value), decimals=2)
+                   for split, scores in data.items() for metric, value in scores.items()]
+        family = next(fm for fm in registry() if fm.framework == "mmevalpro")
+        yield Artifact("mmevalpro", prefix, "MMEvalPro", family, others[0], f, numbers), None
+
+
+def _mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[str, str], float | None]:
+    """Our value of each published MMEvalPro number: a source's from `by_source`, `Macro_Average` from
+    `macro`, `Micro_Average` from the whole run."""
+    out: dict[tuple[str, str], float | None] = {}
+    for n in numbers:
+        ours = MMEVALPRO_METRICS.get(n.metric)
+        if n.split == "Micro_Average":
+            scope = metrics
+        elif n.split == "Macro_Average":
+            scope = metrics.get("macro") or {}
+        else:
+            scope = (metrics.get("by_source") or {}).get(n.split) or {}
+        out[(n.split, n.metric)] = scope.get(ours) if ours else None
+    return out
+
+
+# ---------------------------------------------------------------- reproducing
+@dataclass
+class Row:
+    """One published number and what rulekit made of it."""
+
+    file: str
+    framework: str
+    model: str
+    benchmark: str
+    metric: str
+    split: str
+    reported: str
+    reproduced: float | None
+    ruleset: str | None
+    matched: bool
+    notes: list[str] = field(default_factory=list)
+    differences: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """The JSON form (`rulekit reproduce --format json`)."""
+        return {"file": self.file, "framework": self.framework, "model": self.model, "benchmark": self.benchmark,
+                "metric": self.metric, "split": self.split, "reported": self.reported,
+                "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
+                "notes": self.notes, **({"differences": self.differences} if self.differences else {})}
+
+
+def _mean(values: list[bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _numbers(numbers: list[Published], records: list, correct: list[bool]) -> dict[tuple[str, str], float | None]:
+    """Our value of each published (split, metric), computed as VLMEvalKit's report_acc does: per split,
+    `Overall` over its rows, any other column over the rows whose category / l2-category is that name."""
+    out: dict[tuple[str, str], float | None] = {}
+    for number in numbers:
+        rows = [i for i, r in enumerate(records)
+                if number.split == "none" or str(r.meta.get("split")) == number.split]
+        if number.metric.strip() == "Overall":
+            out[(number.split, number.metric)] = _mean([correct[i] for i in rows])
+            continue
+        value = None
+        for name in _CATEGORY_FIELDS:
+            hits = [correct[i] for i in rows if str(records[i].meta.get(name)) == number.metric]
+            if hits:
+                value = _mean(hits)
+                break
+        out[(number.split, number.metric)] = value
+    return out
+
+
+def _differences(sheet: Path, records: list, decisions: list, correct: list[bool]) -> tuple[list[dict], float | None]:
+    """The records our decision scores differently from the framework's own `hit` (its result sheet),
+    and the mean of those `hit`s (what the sheet itself says Overall is)."""
+    from rulekit.readers import read_records
+
+    hits = {}
+    for r in read_records([str(sheet)]):
+        hit = r.meta.get("hit")
+        if hit is not None:
+            hits[r.id] = bool(int(float(hit)))
+    out = []
+    for rec, d, ok in zip(records, decisions, correct):
+        if rec.id in hits and hits[rec.id] != ok:
+            out.append({"id": rec.id, "framework_hit": hits[rec.id], "ours": ok, "pred": d.pred, "outcome": d.outcome,
+                        "step": d.step, "response": rec.response[:200]})
+    return out, (sum(hits.values()) / len(hits) if hits else None)
+
+
+def reproduce_artifact(art: Artifact) -> list[Row]:
+    """Score `art`'s predictions with each generation its family lists; one Row per published number."""
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.readers import read_records
+    from rulekit.run.evaluate import evaluate
+
+    notes = []
+    family = art.family
+    if family is None:
+        family = next(f for f in registry() if f.framework == art.framework and f.name == "multiple-choice")
+        notes.append(f"benchmark `{art.benchmark}` is not in rulekit/data/benchmarks.yaml; tried the "
+                     f"{family.name} family")
+    rulesets = [load_ruleset(name) for name in family.rulesets]
+    results = evaluate(rulesets, read_records([str(art.predictions)]), keep=True)
+    percent = any(n.value > 1.0 for n in art.numbers)
+    scored = []
+    for result in results:
+        records = result.records
+        if art.framework == "mmevalpro":
+            ours = _mmevalpro_numbers(art.numbers, result.metrics)
+            correct = [d.correct is True for d in result.decisions]
+        elif family.name == "circular":
+            overall = result.metrics.get("genuine_accuracy")
+            ours = {(n.split, n.metric): (overall if n.metric == "Overall" else None) for n in art.numbers}
+            correct = [d.correct is True for d in result.decisions]
+        else:
+            correct = [d.correct is True for d in result.decisions]
+            ours = _numbers(art.numbers, records, correct)
+        agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
+                 ((n.split + "\0" + n.metric, n) for n in art.numbers)}
+        scored.append((result, ours, agree, correct))
+    whole = next((s for s in scored if all(s[2].values())), None)
+    overall = next((s for s in scored if all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
+    chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
+    result, ours, agree, correct = chosen
+    also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
+    if whole is not None and also:
+        notes.append(f"also reproduced by {', '.join(f'`{name}`' for name in also)} (they agree on these replies)")
+    if whole is None:
+        if overall is not None:
+            notes.append("Overall reproduced; some category numbers are not (see their rows)")
+        else:
+            tried = ", ".join(f"{s[0].ruleset} {_fmt(_overall(s[1]), percent)}" for s in scored)
+            notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried: {tried})")
+    if family.name == "circular" and any(n.metric != "Overall" for n in art.numbers):
+        notes.append("category numbers of a CircularEval file are not recomputed yet")
+    differences: list[dict] = []
+    if whole is None and art.result_sheet is not None:
+        differences, sheet_overall = _differences(art.result_sheet, result.records, result.decisions, correct)
+        notes.append(f"{len(differences)} records scored differently from {art.result_sheet.name}'s `hit`")
+        reported = next((n for n in art.numbers if n.metric.strip() == "Overall"), None)
+        if not differences and sheet_overall is not None and reported is not None \
+                and not reported.agrees(sheet_overall, percent):
+            notes.append(f"the framework's own per-row `hit` gives Overall {sheet_overall!r}, not the published "
+                         f"{reported.text}: the published number does not follow from its result sheet")
+    dup = len(result.records) - len({r.id for r in result.records})
+    if dup:
+        notes.append(f"{dup} repeated indexes: VLMEvalKit joins predictions and answers by index, so the "
+                     "published number may count rows twice (probable bug)")
+    rows = []
+    for n in art.numbers:
+        rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
+                        ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
+                        differences if n.metric == "Overall" else []))
+    return rows
+
+
+def _overall(ours: dict) -> float | None:
+    return next((v for (split, metric), v in ours.items() if metric == "Overall"), None)
+
+
+def _distance(ours: dict, numbers: list[Published]) -> float:
+    total = 0.0
+    for n in numbers:
+        v = ours[(n.split, n.metric)]
+        total += abs((v if v is not None else 0.0) - (n.value / 100 if n.value > 1 else n.value))
+    return total
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.2f}" if percent else f"{value:.6f}"
+
+
+def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
+    """Every published number under `paths`, reproduced or not, and notes on what was skipped."""
+    artifacts, notes = find_artifacts(paths)
+    rows = []
+    for art in artifacts:
+        rows += reproduce_artifact(art)
+    return rows, notes
+
+
+# ---------------------------------------------------------------- output
+def render_table(rows: list[Row], notes: list[str], console) -> None:
+    """One line per published number (Overall first, then categories), notes under it."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not rows:
+        for note in notes:
+            console.print(Text(f"note: {note}"))
+        return
+    table = Table(title="rulekit reproduce", title_justify="left")
+    for col, justify in (("model", "left"), ("benchmark", "left"), ("metric", "left"), ("split", "left"),
+                         ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
+                         ("", "left")):
+        table.add_column(col, justify=justify)
+    for row in sorted(rows, key=lambda r: (r.file, r.split, r.metric.strip() not in HEADLINES, r.metric)):
+        percent = float(row.reported) > 1.0
+        ours = row.reproduced * (100 if percent else 1) if row.reproduced is not None else None
+        delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
+        table.add_row(Text(row.model), Text(row.benchmark), Text(row.metric), Text(row.split), row.reported,
+                      f"{ours:.6f}" if ours is not None else "-", delta, Text(row.ruleset or "-"),
+                      Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
+    console.print(table)
+    seen = set()
+    for row in rows:
+        for note in row.notes:
+            if (row.file, note) not in seen:
+                seen.add((row.file, note))
+                console.print(Text(f"{Path(row.file).name}: {note}"))
+    for note in notes:
+        console.print(Text(f"note: {note}"))
+
+
+def render_markdown(rows: list[Row], notes: list[str]) -> str:
+    """The summary as a Markdown table, for a paper appendix: each file's headline numbers (VLMEvalKit's
+    `Overall`, MMEvalPro's `genuine_accuracy_score`), then the other numbers that did not match."""
+    out = ["| model | benchmark | split | metric | reported | reproduced | ruleset | matched |",
+           "|---|---|---|---|---:|---:|---|---|"]
+    for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.split)):
+        if row.metric.strip() not in HEADLINES:
+            continue
+        percent = float(row.reported) > 1.0
+        ours = "-" if row.reproduced is None else repr(row.reproduced * (100 if percent else 1))
+        out.append(f"| {row.model} | {row.benchmark} | {row.split} | {row.metric} | {row.reported} | {ours} | "
+                   f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
+    missed = [r for r in rows if r.metric.strip() not in HEADLINES and not r.matched]
+    if missed:
+        out.append("")
+        out.append(f"{len(missed)} other numbers were not reproduced: "
+                   + ", ".join(f"{r.model}/{r.benchmark}/{r.split}/{r.metric}" for r in missed[:20]))
+    for note in notes:
+        out.append(f"\n- {note}")
+    return "\n".join(out) + "\n"
+
+
+def exit_code(rows: list[Row]) -> int:
+    """0 when every published number was reproduced; 1 when one was not, or nothing was found."""
+    return 0 if rows and all(r.matched for r in rows) else 1
+
+
+def as_json(rows: list[Row], notes: list[str]) -> dict[str, Any]:
+    """`{"results": [...], "notes": [...]}`."""
+    return {"results": [r.as_dict() for r in rows], "notes": notes}
