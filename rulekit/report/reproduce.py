@@ -40,6 +40,7 @@ class Family:
     summary: str
     rulesets: tuple[str, ...]
     datasets: tuple[str, ...]
+    judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
 
 
 def registry() -> list[Family]:
@@ -47,7 +48,8 @@ def registry() -> list[Family]:
     from rulekit.data import data_path
 
     raw = yaml.safe_load(data_path("benchmarks.yaml").read_text(encoding="utf-8"))
-    return [Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]))
+    return [Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
+                   tuple(spec.get("judged", ())))
             for framework, families in raw.items() for name, spec in families.items()]
 
 
@@ -265,6 +267,81 @@ def _mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[st
     return out
 
 
+# ---------------------------------------------------------------- judge replies from a result sheet
+# VLMEvalKit's eval_vanilla logs f"Match Log: {log}. " where `log` is the prediction (matched by the rules),
+# the judge's reply (matched on it), "Failed in Prefetch, ..." (no judge: scored Z) or "Failed to predict,
+# thus randomly generate one. " (the judge failed every try: an unseeded random.choice).
+MATCH_LOG = "Match Log: "
+NO_JUDGE_LOG = "Failed in Prefetch"
+RANDOM_LOG = "Failed to predict, thus randomly generate one"
+
+
+def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]]:
+    """({id: the judge's reply}, {ids VLMEvalKit guessed at random}, {ids its rules did not match}) of a
+    VLMEvalKit result sheet: a row whose `log` holds something other than its own prediction was
+    matched on the judge's reply; "Failed in Prefetch" rows had no judge."""
+    from rulekit.readers import read_records
+
+    replies, guessed, unmatched = {}, set(), set()
+    for r in read_records([str(sheet)]):
+        log = r.meta.get("log")
+        if not isinstance(log, str):
+            continue
+        said = log[len(MATCH_LOG):-2] if log.startswith(MATCH_LOG) and log.endswith(". ") else log
+        if said.startswith(RANDOM_LOG):
+            guessed.add(r.id)
+        elif said.startswith(NO_JUDGE_LOG):
+            unmatched.add(r.id)
+        elif said != r.response and log.startswith(MATCH_LOG):
+            replies[r.id] = said
+    return replies, guessed, unmatched | guessed | set(replies)
+
+
+def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], guessed: set[str],
+             sheet: Path) -> list[tuple[Any, str | None]]:
+    """Each judged generation run with the sheet's judge replies imported into a temporary judge cache
+    (model `imported:<sheet>`, never a server): (Result, None), or (None, why it cannot be replayed)
+    when rows it would send to the judge have no reply in the sheet. A row VLMEvalKit guessed at
+    random gets unusable replies, so the ruleset's own (seeded) guess decides it."""
+    import tempfile
+
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.engine.judge import client_for, configure
+    from rulekit.run.evaluate import evaluate
+    from rulekit.run.judging import pending, with_overrides
+
+    url, model = "http://imported.invalid/v1", f"imported:{sheet.name}"
+    out: list[tuple[Any, str | None]] = []
+    with tempfile.TemporaryDirectory(prefix="rulekit-replay-") as tmp:
+        cache = str(Path(tmp) / "judge.sqlite")
+        try:
+            configure(base_url=url, model=model, cache=cache)
+            ready = []
+            for name in names:
+                rs = with_overrides(load_ruleset(name))
+                missing = []
+                for section, record, prompts, _ in pending(rs, records):
+                    client = client_for(section.fallback.judge)
+                    if record.id in replies:
+                        client.cache.put(client.key(prompts[0], 1), client.model, prompts[0], 1, replies[record.id])
+                    elif record.id in guessed:
+                        for attempt in range(1, client.spec.retries + 1):
+                            client.cache.put(client.key(prompts[0], attempt), client.model, prompts[0], attempt, "")
+                    else:
+                        missing.append(record.id)
+                ready.append((rs, missing))
+            configure(base_url=url, model=model, cache=cache, replay=True)
+            for rs, missing in ready:
+                if missing:
+                    out.append((None, f"`{rs.name}` would ask the judge about {len(missing)} rows the sheet "
+                                      f"has no judge reply for (first: {missing[0]})"))
+                else:
+                    out.append((evaluate([rs], records, keep=True)[0], None))
+        finally:
+            configure()
+    return out
+
+
 # ---------------------------------------------------------------- reproducing
 @dataclass
 class Row:
@@ -333,8 +410,42 @@ def _differences(sheet: Path, records: list, decisions: list, correct: list[bool
     return out, (sum(hits.values()) / len(hits) if hits else None)
 
 
-def reproduce_artifact(art: Artifact) -> list[Row]:
-    """Score `art`'s predictions with each generation its family lists; one Row per published number."""
+@dataclass
+class Scored:
+    """An artifact scored with every candidate generation: (Result, our numbers, agreement per number,
+    correct per record) each, and what the framework's result sheet says its rules left unmatched."""
+
+    art: Artifact
+    family: Family
+    candidates: list[tuple]
+    notes: list[str]
+    unmatched: set[str] | None
+    percent: bool
+
+    def distance(self, candidate: tuple) -> int:
+        """Rows whose rules-matched status differs from the framework's own sheet (0 without a sheet)."""
+        if self.unmatched is None:
+            return 0
+        left = {d.id for d in candidate[0].decisions if d.outcome in ("unresolved", "judge", "fallback")}
+        return len(left ^ self.unmatched)
+
+    def best(self) -> list[str]:
+        """Generations that give back every number with the least sheet distance."""
+        complete = [c for c in self.candidates if all(c[2].values())]
+        if not complete:
+            return []
+        low = min(self.distance(c) for c in complete)
+        return [generation(c[0].ruleset) for c in complete if self.distance(c) == low]
+
+
+def generation(ruleset: str) -> str:
+    """The rules generation of a ruleset name: `vlmevalkit@v1+judge` → `vlmevalkit@v1`."""
+    return ruleset.removesuffix("+judge")
+
+
+def score_artifact(art: Artifact) -> Scored:
+    """Score `art`'s predictions with each generation its family lists (and, when its result sheet holds
+    judge replies, each judged generation with those replies replayed)."""
     from rulekit.engine.compiler import load_ruleset
     from rulekit.readers import read_records
     from rulekit.run.evaluate import evaluate
@@ -347,6 +458,21 @@ def reproduce_artifact(art: Artifact) -> list[Row]:
                      f"{family.name} family")
     rulesets = [load_ruleset(name) for name in family.rulesets]
     results = evaluate(rulesets, read_records([str(art.predictions)]), keep=True)
+    replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
+                                   else ({}, set(), None))
+    if (replies or guessed) and family.judged:
+        notes.append(f"{art.result_sheet.name}: {len(replies)} rows decided on the judge's reply (replayed), "
+                     f"{len(guessed)} guessed at random by VLMEvalKit")
+        judged = []
+        for result, why in replayed(family.judged, results[0].records, replies, guessed, art.result_sheet):
+            if result is None:
+                notes.append(why)
+            else:
+                judged.append(result)
+        results = judged + results  # with the framework's judge replies first
+        if guessed:
+            notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
+                         "so those rows can differ")
     percent = any(n.value > 1.0 for n in art.numbers)
     scored = []
     for result in results:
@@ -364,13 +490,30 @@ def reproduce_artifact(art: Artifact) -> list[Row]:
         agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
                  ((n.split + "\0" + n.metric, n) for n in art.numbers)}
         scored.append((result, ours, agree, correct))
-    whole = next((s for s in scored if all(s[2].values())), None)
+    return Scored(art, family, scored, notes, unmatched, percent)
+
+
+def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
+    """One Row per published number of `sc.art`, with the generation chosen: every number given back,
+    then the least disagreement with the framework's result sheet, then `prefer` (the generation that
+    fits the other files of the same run), then the registry's order."""
+    art, family, scored, notes, unmatched, percent = sc.art, sc.family, sc.candidates, list(sc.notes), sc.unmatched, sc.percent
+    sheet_distance = sc.distance
+    rank = {name: i for i, name in enumerate(prefer)}
+    complete = [s for s in scored if all(s[2].values())]
+    whole = (min(complete, key=lambda s: (sheet_distance(s), rank.get(generation(s[0].ruleset), len(rank))))
+             if complete else None)
     overall = next((s for s in scored if all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
     chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
     result, ours, agree, correct = chosen
     also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
     if whole is not None and also:
         notes.append(f"also reproduced by {', '.join(f'`{name}`' for name in also)} (they agree on these replies)")
+    if unmatched is not None:
+        off = sheet_distance(chosen)
+        notes.append(f"its rules leave the same {len(unmatched)} rows unmatched as {art.result_sheet.name} shows"
+                     if off == 0 else f"its rules and {art.result_sheet.name} disagree on which rows the rules "
+                                      f"matched: {off} rows")
     if whole is None:
         if overall is not None:
             notes.append("Overall reproduced; some category numbers are not (see their rows)")
@@ -419,11 +562,19 @@ def _fmt(value: float | None, percent: bool = False) -> str:
 
 
 def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
-    """Every published number under `paths`, reproduced or not, and notes on what was skipped."""
+    """Every published number under `paths`, reproduced or not, and notes on what was skipped.
+
+    Files of one framework are taken as one run: where several generations give a file back, the
+    one that gives back the most files of that framework is named for all of them."""
+    from collections import Counter
+
     artifacts, notes = find_artifacts(paths)
+    scored = [score_artifact(art) for art in artifacts]
     rows = []
-    for art in artifacts:
-        rows += reproduce_artifact(art)
+    for sc in scored:
+        votes = Counter(g for other in scored if other.art.framework == sc.art.framework for g in other.best())
+        order = sorted(votes, key=lambda g: -votes[g])  # stable: ties keep the registry's order
+        rows += rows_of(sc, order)
     return rows, notes
 
 
