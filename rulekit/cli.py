@@ -123,6 +123,40 @@ def _paths(inputs: tuple[str, ...]) -> list[str]:
     return paths
 
 
+def _with_breakdowns(loaded: list, by: str | None) -> list:
+    """The rulesets with `--by FIELD,...` added to their metrics' breakdowns (reporting only: decisions and
+    fingerprints do not change)."""
+    if not by:
+        return loaded
+    import dataclasses
+
+    names = [f.strip() for f in by.split(",") if f.strip()]
+    out = []
+    for rs in loaded:
+        metrics = rs.model.metrics
+        have = [b for b in metrics.breakdown if isinstance(b, str)]
+        extra = [n for n in names if n not in have]
+        model = rs.model.model_copy(update={"metrics": metrics.model_copy(update={"breakdown": [*metrics.breakdown, *extra]})})
+        out.append(dataclasses.replace(rs, model=model))
+    return out
+
+
+def _suggest_rulesets(inputs: tuple[str, ...], loaded: list) -> None:
+    """A note when an input's file name names a registered benchmark (`<model>_<dataset>.xlsx`) that no
+    chosen ruleset scores the way its framework does (rulekit/data/benchmarks.yaml)."""
+    from rulekit.report.reproduce import split_name
+
+    chosen = {rs.name for rs in loaded}
+    for path in inputs:
+        name = Path(path).name
+        stem = name.split(".", 1)[0]
+        model, bench, family = split_name(stem)
+        if family is None or chosen & set(family.rulesets + family.judged):
+            continue
+        _ERR.print(f"note: {name} looks like {family.framework}'s {bench} output ({model}); {family.framework} scores it "
+                   f"with {', '.join(family.rulesets)} (`rulekit reproduce` names the generation)")
+
+
 def _stdin_has_data() -> bool:
     """True when stdin is a pipe or a non-empty file (data piped in that a bare run would ignore).
 
@@ -194,11 +228,13 @@ def _progress(enabled: bool):
 @click.option("--judge-dry-run", is_flag=True, help="Print how many records would go to the judge, and stop.")
 @click.option("--judge-replay", is_flag=True, help="Use only cached judge replies; a miss is an error.")
 @click.option("--judge-concurrency", type=click.IntRange(1, 256), default=8, show_default=True, help="Judge requests in flight.")
+@click.option("--by", metavar="FIELD,...", help="Also break results down by these record fields (e.g. benchmark,model "
+              "or category: a top-level field, meta.NAME, or a bare meta key).")
 @click.option("--workers", type=click.IntRange(0, 256), default=0,
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, by, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -209,8 +245,9 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     from rulekit.readers import parse_field_map, read_records
     from rulekit.report.table import print_results
 
-    loaded = _load(rulesets)
+    loaded = _with_breakdowns(_load(rulesets), by)
     paths, field_map = _paths(inputs), parse_field_map(fields)
+    _suggest_rulesets(inputs, loaded)
     prepared = prepare_eval(loaded, read_records(paths, field_map), seed, _out(), **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return

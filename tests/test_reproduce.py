@@ -172,3 +172,23 @@ def test_judged_rows_are_replayed_from_the_result_sheets_log(tmp_path):
     (tmp_path / "m_AI2D_TEST_gpt-4o-mini_result.xlsx").unlink()  # without the sheet: the rules alone say 3/6
     result = _run(tmp_path, "--format", "json")
     assert result.exit_code == 1 and json.loads(result.stdout)["results"][0]["reproduced"] == 0.5
+
+
+@needs_real
+def test_eval_breaks_down_by_any_field_and_names_the_rulesets_a_file_name_calls_for():
+    path = REAL / "vila_8b" / "vila_8b_MMStar.xlsx"
+    result = CliRunner().invoke(main, ["eval", "-r", "lmms-eval", str(path), "--by", "category,bench",
+                                       "--format", "json"])
+    assert result.exit_code == 0
+    metrics = json.loads(result.stdout)["results"][0]["metrics"]
+    assert set(metrics["by_category"]) == {"coarse perception", "fine-grained perception", "instance reasoning",
+                                           "logical reasoning", "math", "science & technology"}
+    assert sum(v["n"] for v in metrics["by_bench"].values()) == 1500
+    assert ("vila_8b_MMStar.xlsx looks like vlmevalkit's MMStar output (vila_8b); vlmevalkit scores it with "
+            "vlmevalkit, vlmevalkit@v2, vlmevalkit@v1") in " ".join(result.stderr.split())
+    quiet = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit@v1", str(path), "--format", "json"])
+    assert "looks like" not in quiet.stderr
+    plain = json.loads(quiet.stdout)["results"][0]
+    assert plain["fingerprint"] == json.loads(CliRunner().invoke(
+        main, ["eval", "-r", "vlmevalkit@v1", str(path), "--format", "json", "--by", "category"]).stdout
+    )["results"][0]["fingerprint"]  # a breakdown is reporting only

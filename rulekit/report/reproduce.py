@@ -14,6 +14,7 @@ difference — compared row by row with the evaluation's own result sheet
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -43,14 +44,15 @@ class Family:
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
 
 
-def registry() -> list[Family]:
+@functools.lru_cache(maxsize=1)
+def registry() -> tuple[Family, ...]:
     """Every (framework, family) of `rulekit/data/benchmarks.yaml`."""
     from rulekit.data import data_path
 
     raw = yaml.safe_load(data_path("benchmarks.yaml").read_text(encoding="utf-8"))
-    return [Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
-                   tuple(spec.get("judged", ())))
-            for framework, families in raw.items() for name, spec in families.items()]
+    return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
+                        tuple(spec.get("judged", ())))
+                 for framework, families in raw.items() for name, spec in families.items())
 
 
 def families_for(benchmark: str) -> list[Family]:
