@@ -44,7 +44,7 @@ import rulekit
 from rulekit.language import schema as S
 from rulekit.cli import main
 from rulekit.engine.compiler import CompiledRuleset, load_ruleset
-from rulekit.ops.options import option_set
+from rulekit.core.options import option_set
 from rulekit.engine.decide import Env, Evaluator
 from rulekit.core.errors import ErrorGroup, ExpressionError, Loc, RulekitError
 from rulekit.language.expr import CANDIDATE_NAMES, FUNCTIONS, VARIABLES, Condition, compile_condition
@@ -468,6 +468,7 @@ WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candid
            "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
+FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
 STEP_IDS = ["a", "b", "c", "letter-space", "option-text", "single-letter", "refusal", "bracketed-letter", "answer-is"]
 
 
@@ -513,7 +514,7 @@ class RulesetGen(CondGen):
         return self.v(["exact", "ignore"], ["Ignore"])
 
     def find(self):
-        kind = self.v(["literal", "literal", "token", "word", "regex", "option-text", "phrases", "whole", "tail-after"], ["bare"])
+        kind = self.v(["literal", "literal", *FIND_KINDS], ["bare"])
         if kind in ("literal", "word"):
             return {kind: self.templates(), **self.options({"case": self.case})}
         if kind == "token":
@@ -534,6 +535,13 @@ class RulesetGen(CondGen):
             return {"tail-after": self.some(lambda: self.pick(["is ", "so ", "answer ", "", "="]), 3),
                     **self.options({"split": lambda: self.v(["\\n", "\\.\\s(?=[A-Z])|\\n", None], ["("]),
                                     "last-segment-extra": lambda: self.some(lambda: self.pick(["=", ":"]), 2)})}
+        if kind == "boxed":
+            return {"boxed": self.v([{}, {"nested": self.pick([True, False]),
+                                          "overlapping": self.pick([True, False])}], [{"nested": "maybe"}])}
+        if kind == "yes-no":
+            words = lambda: self.some(lambda: self.pick(["yes", "no", "true", "false", "Yes.", "nope", "A"]), 2)  # noqa: E731
+            return {"yes-no": self.v([{}, {"yes-words": words(), "no-words": words(), "case": self.case()}],
+                                     [{"yes-words": []}, {"yes": ["x"]}])}
         return self.pick(["literal", "whole", "regex"])
 
     def pick_(self):
@@ -1045,3 +1053,10 @@ def test_fixed_b19_empty_tail_after_indicator(tmp_path):
         exc.render()
         return
     assert Evaluator(rs).decide(Record("i", "open", "so it is 5", "5")).outcome in OUTCOMES
+
+
+def test_the_generator_covers_every_registered_find():
+    """A new find word must reach the fuzz generator (FIND_KINDS above) to be exercised here."""
+    from rulekit.language.finds import FIND_MODELS
+
+    assert set(FIND_MODELS) <= set(FIND_KINDS) | {"literal"}

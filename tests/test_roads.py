@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from rulekit.engine.compiler import load_ruleset
-from rulekit.ops.finders import TokenFinder
-from rulekit.ops.options import option_set
+from rulekit.language.finds import TokenFinder
+from rulekit.core.options import option_set
 from rulekit.engine.decide import Evaluator
 from rulekit.readers import read_records
 from rulekit.core.resources import builtin_rulesets
@@ -68,7 +68,7 @@ def test_token_indices(text, needle, indices):
 def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower):
     import random
 
-    from rulekit.ops.finders import _expand
+    from rulekit.language.finds import _expand
     from rulekit.ops.picks import _letter_probe
 
     opts = option_set({"A": "x", "B": "y", "C": "z"})
@@ -88,7 +88,7 @@ def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower
 
 
 def test_letter_probe_is_not_used_for_longer_letters():
-    from rulekit.ops.finders import _expand
+    from rulekit.language.finds import _expand
     from rulekit.ops.picks import _letter_probe
 
     opts = option_set({"A": "x", "AB": "y"})

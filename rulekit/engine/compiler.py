@@ -14,8 +14,8 @@ from typing import Any, Callable
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.language import schema as S
 from rulekit.language.expr import Condition, compile_condition
-from rulekit.ops.finders import Finder, LiteralFinder, RegexFinder, TokenFinder, compile_find
-from rulekit.ops.options import OptionSet
+from rulekit.language.finds import Finder, LiteralFinder, RegexFinder, TokenFinder, compile_find
+from rulekit.core.options import OptionSet
 from rulekit.ops.picks import Picker, direct_literal_pick
 from rulekit.ops.prepare import compile_prepare
 

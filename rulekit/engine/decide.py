@@ -15,7 +15,7 @@ from rulekit.language.expr import ConditionFailed
 from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
-from rulekit.ops.options import option_set
+from rulekit.core.options import option_set
 from rulekit.ops.picks import NO_ANSWER
 from rulekit.core.records import Record
 from rulekit.ops.compare import normalize_answers

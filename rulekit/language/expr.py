@@ -86,6 +86,12 @@ class ConditionFailed(Exception):
     """A condition that parsed but could not be evaluated on one record (e.g. `answer + 1` on text)."""
 
 
+
+class PrepareFailed(ConditionFailed):
+    """A prepare op refused its text (an unbalanced `\\boxed{` under `unbalanced: fail`). Inside an
+    `equivalent` compare the answer is then unequal to everything; in a step's or section's prepare
+    the engine reports the record as outcome `error` (this is a ConditionFailed for that reason)."""
+
 class Condition:
     """A compiled condition: call it with an Env; `names` lists the variables it reads."""
 

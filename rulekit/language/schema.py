@@ -10,102 +10,22 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
 
 from rulekit.language import schema_math as _math  # int-equal, float-equal, equivalent (SymPy): rulekit/ops/mathcompare.py
-from rulekit.language import schema_text as _text  # LaTeX answers: boxed find, extract/slice/split-take/regex-replace
+from rulekit.language import schema_text as _text  # noqa: F401 - S._text: LaTeX answers: boxed find, extract/slice/split-take/regex-replace
 from rulekit.language.schema_groups import GroupSpec
 from rulekit.language.schema_prepare import BARE_PREPARE_DOC, PREPARE_MODELS, PrepareOp
 from rulekit.language.schema_prepare import PadOp, RemoveRegexOp, ReplaceOp, StripEndsEachOp, StripOp, TruncateOp  # noqa: F401 - S.StripOp, ...
+from rulekit.language import finds as _finds
+from rulekit.language.finds import (BoxedFind, BoxedOptions, LiteralFind, OptionTextFind,  # noqa: F401 - S.LiteralFind, ...
+                                    OptionTextOptions, PhrasesFind, RegexFind, TailAfterFind, TokenFind, WholeFind,
+                                    WordFind)
 from rulekit.language.words import Word
 from rulekit.language.words import tag_of as _tag_of
 
 
-# ---------------------------------------------------------------- finds
-Case = Literal["exact", "ignore"]
-
-
-class LiteralFind(Word):
-    """`literal: TEMPLATE` — every occurrence of a fixed string. `{letter}` stands for each option letter,
-    `{option}` for each option text; the candidate's answer is that letter. A list tries several
-    templates. `case: ignore` compares lowercased."""
-
-    literal: Union[str, list[str]]
-    case: Case = "exact"
-
-
-class TokenFind(Word):
-    """`token: TEMPLATE` — whole tokens equal to the template, after replacing each character of
-    `separators` with a space and splitting on whitespace (so only the listed characters separate).
-    Templates as in `literal`; a template without placeholders (e.g. `Z`) answers itself. Gives
-    `tokens`, `index` and `first_index` to conditions."""
-
-    token: Union[str, list[str]]
-    separators: str = ""
-    case: Case = "exact"
-
-
-class WordFind(Word):
-    """`word: TEMPLATE` — the template as a whole word (not preceded or followed by a letter or digit)."""
-
-    word: Union[str, list[str]]
-    case: Case = "exact"
-
-
-class RegexFind(Word):
-    """`regex: PATTERN` — matches of a regular expression (the `regex` module, run with a time limit).
-    The answer is the named group `group` (default `answer`; `{letters}` in the pattern becomes a
-    character class of the option letters). `matches: first` looks at the first match only (like
-    `re.search`). `transform: upper|lower|strip` is applied to the captured answer."""
-
-    regex: str
-    group: str = "answer"
-    matches: Literal["all", "first", "last"] = "all"
-    transform: Literal["upper", "lower", "strip", "none"] = "none"
-
-
-class OptionTextOptions(Word):
-    """Options of `option-text`."""
-
-    case: Case = "ignore"
-
-
-class OptionTextFind(Word):
-    """`option-text: {case: ignore}` — each option whose text occurs in the text as a substring; the answer
-    is its letter. An empty option text always occurs (at the end, for `rightmost`)."""
-
-    option_text: OptionTextOptions = OptionTextOptions()
-
-
-class PhrasesFind(Word):
-    """`phrases: [...]` — any of these literal phrases; the answer is the step's `answer:` (or the phrase)."""
-
-    phrases: list[str]
-    case: Case = "exact"
-
-
-class WholeFind(Word):
-    """`whole: true` — the whole text is the one candidate (its answer is the text itself)."""
-
-    whole: Literal[True]
-
-
-class TailAfterFind(Word):
-    """`tail-after: [indicators]` — split the text into segments at `split` (a regex; none = one segment);
-    in each segment, for each indicator present (in list order), take the text after its LAST
-    occurrence, stripped, and keep the shortest: walking the indicators in order, a strictly
-    shorter tail replaces the kept one and an empty kept tail is replaced by the next one (so an
-    empty tail is never the result). `last-segment-extra` indicators apply only to the last segment.
-    One candidate per segment that kept a non-empty tail."""
-
-    tail_after: list[str]
-    split: str | None = None
-    last_segment_extra: list[str] = []
-
-
-_FIND_MODELS = {"literal": LiteralFind, "token": TokenFind, "word": WordFind, "regex": RegexFind,
-                "option-text": OptionTextFind, "phrases": PhrasesFind, "whole": WholeFind,
-                "tail-after": TailAfterFind}
-_FIND_MODELS["boxed"] = _text.BoxedFind
-Find = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _FIND_MODELS.items())],
-                 Discriminator(lambda v: _tag_of(v, _FIND_MODELS))]
+# ---------------------------------------------------------------- finds: rulekit/language/finds.py
+Case = _finds.Case
+Find = _finds.Find
+_FIND_MODELS = _finds.FIND_MODELS
 
 
 # ---------------------------------------------------------------- picks

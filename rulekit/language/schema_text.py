@@ -1,4 +1,5 @@
-"""Vocabulary for LaTeX-style answers: the `boxed` find and text-rewriting prepare ops.
+"""Vocabulary for LaTeX-style answers: text-rewriting prepare ops (the `boxed` find they use as a
+source lives with the other finds, in `finds.py`).
 
 Part of the ruleset vocabulary (`rulekit vocabulary` prints these docstrings); registered in
 `schema.py`. Imported by `schema.py` while it loads, after `Word` exists. Compiled by
@@ -11,29 +12,7 @@ from typing import Literal, Optional, Union
 from pydantic import Field
 
 from rulekit.language import words as _S
-
-
-class BoxedOptions(_S.Word):
-    """Options of `boxed`."""
-
-    command: str = "\\boxed"
-    nested: bool = True
-    overlapping: bool = False
-    unbalanced: Literal["skip", "fail"] = "skip"
-
-
-class BoxedFind(_S.Word):
-    """`boxed: {nested: true}` — the content of every `\\boxed{...}` (the `command` followed by `{`), in
-    order. `nested: true` takes the content up to the MATCHING `}` (braces counted at any depth, no
-    escapes), so `\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`; `nested: false` stops at the first `}`
-    (like the regex `\\\\boxed{(.*?)}`). `overlapping: true` also finds a box inside a box on its own
-    (the scan goes on right after each `\\boxed{`, as OlympiadBench's `re.finditer`); `false` resumes
-    after the box. `unbalanced:` what a box whose braces never close does: `skip` ignores it, `fail`
-    fails the whole find (an `extract` prepare op inside a compare then makes that answer unequal to
-    everything; elsewhere the record's outcome is `error`). Use `pick: all` for every box, `last` for
-    the final one."""
-
-    boxed: BoxedOptions = BoxedOptions()
+from rulekit.language.finds import BoxedFind, BoxedOptions  # noqa: F401 - `boxed` finds are a source of `extract`
 
 
 class ExtractRegex(_S.Word):

@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 from rulekit.core.trace import Candidate
 from rulekit.language import schema as S
-from rulekit.ops.finders import LiteralFinder
-from rulekit.ops.options import OptionSet, pattern_cache
+from rulekit.language.finds import LiteralFinder
+from rulekit.core.options import OptionSet, pattern_cache
 
 NO_ANSWER = object()
 

@@ -12,44 +12,8 @@ import regex
 from rulekit.language import schema_text as T
 from rulekit.core.regex import compile_regex, timed
 from rulekit.core.errors import Loc, RulesetError
-from rulekit.language.expr import ConditionFailed
-
-
-class PrepareFailed(ConditionFailed):
-    """A prepare op refused its text (an unbalanced `\\boxed{` under `unbalanced: fail`). Inside an
-    `equivalent` compare the answer is then unequal to everything; in a step's or section's prepare
-    the engine reports the record as outcome `error` (this is a ConditionFailed for that reason)."""
-
-
-def boxed_spans(text: str, spec: T.BoxedOptions) -> list[tuple[int, int]]:
-    """(start, end) of the content of every box, in order (see `BoxedFind`)."""
-    opener = spec.command + "{"
-    out: list[tuple[int, int]] = []
-    pos = text.find(opener)
-    while pos >= 0:
-        start = pos + len(opener)
-        if spec.nested:
-            depth, i, n = 1, start, len(text)
-            while depth > 0 and i < n:
-                c = text[i]
-                if c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                i += 1
-            closed = depth == 0
-            end = i - 1
-        else:
-            end = text.find("}", start)
-            closed = end >= 0
-        if not closed:
-            if spec.unbalanced == "fail":
-                raise PrepareFailed(f"unbalanced braces after `{opener}` at {pos}")
-            pos = text.find(opener, start)
-            continue
-        out.append((start, end))
-        pos = text.find(opener, start if spec.overlapping else end + 1)
-    return out
+from rulekit.language.expr import PrepareFailed
+from rulekit.language.finds import boxed_spans
 
 
 def _regex_answers(pattern: regex.Pattern, group: str, matches: str, text: str) -> list[str]:

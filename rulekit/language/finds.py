@@ -1,18 +1,180 @@
-"""Finds compiled: each `find:` word becomes a `Finder` that lists candidates (answer, span) in a text."""
+"""The `find:` words: each word's model (what the YAML says, documented by its docstring), its compiled
+`Finder` (what the engine runs: `find(text, opts, full)` → candidates with answer and span) and its
+entry in FIND_MODELS / COMPILERS, side by side. A new find is one class pair and two registry lines
+here; the schema, validation, `rulekit vocabulary`, `rulekit schema` and `explain` read the registry.
+"""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Annotated, Any, Callable, Literal, Union
 
 import regex
+from pydantic import Discriminator, Field, Tag
 
 from rulekit.core.errors import Loc, RulesetError
+from rulekit.core.options import OptionSet, pattern_cache
 from rulekit.core.regex import compile_regex, timed
 from rulekit.core.trace import Candidate
-from rulekit.language import schema as S
-from rulekit.language import schema_text as T
-from rulekit.ops.options import OptionSet, pattern_cache
-from rulekit.ops.textops import boxed_spans
+from rulekit.language.expr import PrepareFailed
+from rulekit.language.words import Word, tag_of
+
+# ---------------------------------------------------------------- models
+Case = Literal["exact", "ignore"]
+
+
+class LiteralFind(Word):
+    """`literal: TEMPLATE` — every occurrence of a fixed string. `{letter}` stands for each option letter,
+    `{option}` for each option text; the candidate's answer is that letter. A list tries several
+    templates. `case: ignore` compares lowercased."""
+
+    literal: Union[str, list[str]]
+    case: Case = "exact"
+
+
+class TokenFind(Word):
+    """`token: TEMPLATE` — whole tokens equal to the template, after replacing each character of
+    `separators` with a space and splitting on whitespace (so only the listed characters separate).
+    Templates as in `literal`; a template without placeholders (e.g. `Z`) answers itself. Gives
+    `tokens`, `index` and `first_index` to conditions."""
+
+    token: Union[str, list[str]]
+    separators: str = ""
+    case: Case = "exact"
+
+
+class WordFind(Word):
+    """`word: TEMPLATE` — the template as a whole word (not preceded or followed by a letter or digit)."""
+
+    word: Union[str, list[str]]
+    case: Case = "exact"
+
+
+class RegexFind(Word):
+    """`regex: PATTERN` — matches of a regular expression (the `regex` module, run with a time limit).
+    The answer is the named group `group` (default `answer`; `{letters}` in the pattern becomes a
+    character class of the option letters). `matches: first` looks at the first match only (like
+    `re.search`). `transform: upper|lower|strip` is applied to the captured answer."""
+
+    regex: str
+    group: str = "answer"
+    matches: Literal["all", "first", "last"] = "all"
+    transform: Literal["upper", "lower", "strip", "none"] = "none"
+
+
+class OptionTextOptions(Word):
+    """Options of `option-text`."""
+
+    case: Case = "ignore"
+
+
+class OptionTextFind(Word):
+    """`option-text: {case: ignore}` — each option whose text occurs in the text as a substring; the answer
+    is its letter. An empty option text always occurs (at the end, for `rightmost`)."""
+
+    option_text: OptionTextOptions = OptionTextOptions()
+
+
+class PhrasesFind(Word):
+    """`phrases: [...]` — any of these literal phrases; the answer is the step's `answer:` (or the phrase)."""
+
+    phrases: list[str]
+    case: Case = "exact"
+
+
+class WholeFind(Word):
+    """`whole: true` — the whole text is the one candidate (its answer is the text itself)."""
+
+    whole: Literal[True]
+
+
+class TailAfterFind(Word):
+    """`tail-after: [indicators]` — split the text into segments at `split` (a regex; none = one segment);
+    in each segment, for each indicator present (in list order), take the text after its LAST
+    occurrence, stripped, and keep the shortest: walking the indicators in order, a strictly
+    shorter tail replaces the kept one and an empty kept tail is replaced by the next one (so an
+    empty tail is never the result). `last-segment-extra` indicators apply only to the last segment.
+    One candidate per segment that kept a non-empty tail."""
+
+    tail_after: list[str]
+    split: str | None = None
+    last_segment_extra: list[str] = []
+
+
+class BoxedOptions(Word):
+    """Options of `boxed`."""
+
+    command: str = "\\boxed"
+    nested: bool = True
+    overlapping: bool = False
+    unbalanced: Literal["skip", "fail"] = "skip"
+
+
+class BoxedFind(Word):
+    """`boxed: {nested: true}` — the content of every `\\boxed{...}` (the `command` followed by `{`), in
+    order. `nested: true` takes the content up to the MATCHING `}` (braces counted at any depth, no
+    escapes), so `\\boxed{\\frac{1}{2}}` gives `\\frac{1}{2}`; `nested: false` stops at the first `}`
+    (like the regex `\\\\boxed{(.*?)}`). `overlapping: true` also finds a box inside a box on its own
+    (the scan goes on right after each `\\boxed{`, as OlympiadBench's `re.finditer`); `false` resumes
+    after the box. `unbalanced:` what a box whose braces never close does: `skip` ignores it, `fail`
+    fails the whole find (an `extract` prepare op inside a compare then makes that answer unequal to
+    everything; elsewhere the record's outcome is `error`). Use `pick: all` for every box, `last` for
+    the final one."""
+
+    boxed: BoxedOptions = BoxedOptions()
+
+
+class YesNoFindOptions(Word):
+    """Options of the `yes-no` find: `yes-words` and `no-words` (whole words; quote them in YAML, where a bare
+    `yes` reads as true), the answers they give (`yes-answer`, `no-answer`), `case: ignore|exact`."""
+
+    yes_words: list[str] = Field(default=["yes"], min_length=1)
+    no_words: list[str] = Field(default=["no"], min_length=1)
+    yes_answer: str = "Yes"
+    no_answer: str = "No"
+    case: Case = "ignore"
+
+
+class YesNoFind(Word):
+    """`yes-no: {}` — every whole-word yes-word and no-word (default "yes" / "no", any case), in text
+    order; the candidate's answer is `Yes` or `No`. The step's pick chooses among them as for any
+    find (`first`, `last`, `only` for a reply that says one thing); `where: start == 0` keeps only a
+    reply that begins with one (a prefix check, e.g. POPE-style yes/no extraction before searching
+    the whole reply)."""
+
+    yes_no: YesNoFindOptions = YesNoFindOptions()
+
+
+# ---------------------------------------------------------------- compiled forms
+def boxed_spans(text: str, spec: BoxedOptions) -> list[tuple[int, int]]:
+    """(start, end) of the content of every box, in order (see `BoxedFind`)."""
+    opener = spec.command + "{"
+    out: list[tuple[int, int]] = []
+    pos = text.find(opener)
+    while pos >= 0:
+        start = pos + len(opener)
+        if spec.nested:
+            depth, i, n = 1, start, len(text)
+            while depth > 0 and i < n:
+                c = text[i]
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                i += 1
+            closed = depth == 0
+            end = i - 1
+        else:
+            end = text.find("}", start)
+            closed = end >= 0
+        if not closed:
+            if spec.unbalanced == "fail":
+                raise PrepareFailed(f"unbalanced braces after `{opener}` at {pos}")
+            pos = text.find(opener, start)
+            continue
+        out.append((start, end))
+        pos = text.find(opener, start if spec.overlapping else end + 1)
+    return out
+
 
 def _templates(value) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
@@ -277,7 +439,7 @@ class WholeFinder(Finder):
 class TailAfterFinder(Finder):
     """Compiled `tail-after`: per segment, the shortest non-empty tail after an indicator."""
 
-    def __init__(self, spec: S.TailAfterFind, loc: Loc | None):
+    def __init__(self, spec: TailAfterFind, loc: Loc | None):
         self.indicators = tuple(spec.tail_after)
         self.extra = tuple(spec.last_segment_extra)
         self.split = compile_regex(spec.split, loc) if spec.split else None
@@ -313,7 +475,7 @@ class TailAfterFinder(Finder):
 class BoxedFinder(Finder):
     """Compiled `boxed`: one candidate per box, its content as the answer."""
 
-    def __init__(self, spec: T.BoxedOptions):
+    def __init__(self, spec: BoxedOptions):
         self.spec = spec
         kind = "nested" if spec.nested else "up to the first }"
         self.description = f"contents of {spec.command}{{...}} ({kind}{', overlapping' if spec.overlapping else ''})"
@@ -323,38 +485,84 @@ class BoxedFinder(Finder):
 
 
 
+class YesNoFinder(Finder):
+    """Compiled `yes-no`: whole-word yes-words and no-words, in text order, answered with their labels."""
+
+    def __init__(self, spec: YesNoFindOptions, loc: Loc | None):
+        def alternatives(words: list[str]) -> str:
+            return "|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True))
+        flags = "(?i)" if spec.case == "ignore" else ""
+        self.pattern = compile_regex(rf"{flags}(?<!\w)(?:(?P<yes>{alternatives(spec.yes_words)})|"
+                                     rf"(?P<no>{alternatives(spec.no_words)}))(?!\w)", loc)
+        self.labels = (spec.yes_answer, spec.no_answer)
+        self.description = f"yes-words {spec.yes_words} / no-words {spec.no_words}"
+
+    def find(self, text, opts, full):
+        yes, no = self.labels
+        return [Candidate(yes if m.group("yes") is not None else no, m.start(), m.end(), m.group(0))
+                for m in timed(self.pattern.finditer, text)]
+
+
+# ---------------------------------------------------------------- the registry
+def _literal(find: LiteralFind, key: int, loc: Loc | None) -> Finder:
+    t = _templates(find.literal)
+    return LiteralFinder(t, find.case == "ignore", key, f"literal {list(t)}")
+
+
+def _phrases(find: PhrasesFind, key: int, loc: Loc | None) -> Finder:
+    return LiteralFinder(tuple(find.phrases), find.case == "ignore", key, f"any of {len(find.phrases)} phrases")
+
+
+def _option_text(find: OptionTextFind, key: int, loc: Loc | None) -> Finder:
+    lower = find.option_text.case == "ignore"
+    return LiteralFinder((), lower, key, "option texts" + (" (ignoring case)" if lower else ""), option_text=True)
+
+
+def _token(find: TokenFind, key: int, loc: Loc | None) -> Finder:
+    t = _templates(find.token)
+    return TokenFinder(t, find.separators, find.case == "ignore", key,
+                       f"tokens {list(t)} split at {find.separators!r} and whitespace")
+
+
+def _word(find: WordFind, key: int, loc: Loc | None) -> Finder:
+    t = _templates(find.word)
+    parts = []
+    for x in t:
+        escaped = regex.escape(x)
+        if "{letter}" in x:
+            parts.append(escaped.replace(regex.escape("{letter}"), "(?P<answer>{letters})"))
+        else:
+            parts.append(f"(?P<answer>{escaped})")
+    pattern = r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)"
+    return RegexFinder(pattern, "answer", "all", "none", find.case == "ignore", key, loc, f"whole words {list(t)}")
+
+
+def _regex(find: RegexFind, key: int, loc: Loc | None) -> Finder:
+    return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc, f"regex /{find.regex}/")
+
+
+# name in YAML → (model, compile(model, key, loc) → Finder). The order is the schema's (new words go last).
+FINDS: dict[str, tuple[type[Word], Callable[..., Finder]]] = {
+    "literal": (LiteralFind, _literal),
+    "token": (TokenFind, _token),
+    "word": (WordFind, _word),
+    "regex": (RegexFind, _regex),
+    "option-text": (OptionTextFind, _option_text),
+    "phrases": (PhrasesFind, _phrases),
+    "whole": (WholeFind, lambda find, key, loc: WholeFinder()),
+    "tail-after": (TailAfterFind, lambda find, key, loc: TailAfterFinder(find, loc)),
+    "boxed": (BoxedFind, lambda find, key, loc: BoxedFinder(find.boxed)),
+    "yes-no": (YesNoFind, lambda find, key, loc: YesNoFinder(find.yes_no, loc)),
+}
+FIND_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in FINDS.items()}
+_COMPILERS = {model: compile_fn for model, compile_fn in FINDS.values()}
+Find = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in FIND_MODELS.items())],
+                 Discriminator(lambda v: tag_of(v, FIND_MODELS))]
+
+
 def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:
-    """One `find` entry → its Finder."""
-    if isinstance(find, S.LiteralFind):
-        t = _templates(find.literal)
-        return LiteralFinder(t, find.case == "ignore", key, f"literal {list(t)}")
-    if isinstance(find, S.PhrasesFind):
-        return LiteralFinder(tuple(find.phrases), find.case == "ignore", key, f"any of {len(find.phrases)} phrases")
-    if isinstance(find, S.OptionTextFind):
-        lower = find.option_text.case == "ignore"
-        return LiteralFinder((), lower, key, "option texts" + (" (ignoring case)" if lower else ""), option_text=True)
-    if isinstance(find, S.TokenFind):
-        t = _templates(find.token)
-        return TokenFinder(t, find.separators, find.case == "ignore", key,
-                           f"tokens {list(t)} split at {find.separators!r} and whitespace")
-    if isinstance(find, S.WordFind):
-        t = _templates(find.word)
-        parts = []
-        for x in t:
-            escaped = regex.escape(x)
-            if "{letter}" in x:
-                parts.append(escaped.replace(regex.escape("{letter}"), "(?P<answer>{letters})"))
-            else:
-                parts.append(f"(?P<answer>{escaped})")
-        pattern = r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)"
-        return RegexFinder(pattern, "answer", "all", "none", find.case == "ignore", key, loc, f"whole words {list(t)}")
-    if isinstance(find, S.RegexFind):
-        return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc,
-                           f"regex /{find.regex}/")
-    if isinstance(find, S.WholeFind):
-        return WholeFinder()
-    if isinstance(find, S.TailAfterFind):
-        return TailAfterFinder(find, loc)
-    if isinstance(find, S._text.BoxedFind):
-        return BoxedFinder(find.boxed)
-    raise RulesetError(f"unsupported find {find!r}", loc)  # pragma: no cover - schema prevents it
+    """One validated `find` entry → its Finder (RulesetError for a model no word registered)."""
+    compile_fn = _COMPILERS.get(type(find))
+    if compile_fn is None:
+        raise RulesetError(f"unsupported find {type(find).__name__}", loc, code="E110")
+    return compile_fn(find, key, loc)
