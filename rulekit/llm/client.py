@@ -67,7 +67,9 @@ class _Watchdog:
         self._timer.cancel()
 
 
-class _WatchedHTTP(http.client.HTTPConnection):
+class _Watched:
+    """A connection whose socket the request's watchdog may shut down (mixed into http.client's)."""
+
     def __init__(self, *args, watchdog: _Watchdog, **kwargs):
         super().__init__(*args, **kwargs)
         self._watchdog = watchdog
@@ -77,14 +79,12 @@ class _WatchedHTTP(http.client.HTTPConnection):
         self._watchdog.watch(self.sock)
 
 
-class _WatchedHTTPS(http.client.HTTPSConnection):
-    def __init__(self, *args, watchdog: _Watchdog, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._watchdog = watchdog
+class _WatchedHTTP(_Watched, http.client.HTTPConnection):
+    pass
 
-    def connect(self) -> None:
-        super().connect()
-        self._watchdog.watch(self.sock)
+
+class _WatchedHTTPS(_Watched, http.client.HTTPSConnection):
+    pass
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):
