@@ -553,17 +553,32 @@ class RulesetGen(CondGen):
                     **self.options({"ties": lambda: self.v(["option-order", "first", "last"], ["random"])})}
         return {"rightmost": self.options({"ties": lambda: self.v(["first", "last", "option-order"], ["x"])})}
 
+    def prepare_ops(self) -> dict:
+        """A generator per registered prepare op (test_the_generator_covers_every_registered_prepare_op)."""
+        return {
+            "strip": lambda: {"strip": self.pick(["", ".", " .,", "A"])},
+            "strip-ends-each": lambda: {"strip-ends-each": self.some(lambda: self.pick([",", ".", "!", "", "ab"]), 3)},
+            "pad": lambda: {"pad": self.pick([" ", "", "##"])},
+            "replace": lambda: {"replace": {self.pick(["a", "A", ".", " ", self.text(2) or "q"]): self.pick(["", "b", "  "])
+                                            for _ in range(self.r.randint(1, 2))}},
+            "remove-regex": lambda: {"remove-regex": self.v(["(?s)<think>.*?</think>", "\\s+", "(a|aa)+$"], ["["])},
+            "truncate": lambda: {"truncate": self.pick([0, 5, 100, -3, 2**40])},
+            "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}]],
+                                                  [[{"regex": "(x)"}], []]),
+                                **self.options({"join": lambda: self.pick(["", ",", " "])})},
+            "slice": lambda: {"slice": self.v([[2, -2], [0, 1], [None, 3]], [[1], "x"])},
+            "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],
+                                                        [{"at": ""}, {"index": 2}])},
+            "regex-replace": lambda: {"regex-replace": self.v([{"pattern": "\\s+", "with": " "},
+                                                               {"pattern": "(\\d)", "with": "\\1\\1"}],
+                                                              [{"pattern": "(", "with": ""}, {"pattern": "a", "with": "\\9"}])},
+        }
+
     def prepare_op(self):
-        return self.pick([
-            lambda: self.v(["strip", "lowercase", "uppercase", "collapse-whitespace"], ["titlecase"]),
-            lambda: {"strip": self.pick(["", ".", " .,", "A"])},
-            lambda: {"strip-ends-each": self.some(lambda: self.pick([",", ".", "!", "", "ab"]), 3)},
-            lambda: {"pad": self.pick([" ", "", "##"])},
-            lambda: {"replace": {self.pick(["a", "A", ".", " ", self.text(2) or "q"]): self.pick(["", "b", "  "])
-                                 for _ in range(self.r.randint(1, 2))}},
-            lambda: {"remove-regex": self.v(["(?s)<think>.*?</think>", "\\s+", "(a|aa)+$"], ["["])},
-            lambda: {"truncate": self.pick([0, 5, 100, -3, 2**40])},
-        ])()
+        ops = self.prepare_ops()
+        if self.chance(0.2):
+            return self.v(["strip", "lowercase", "uppercase", "collapse-whitespace"], ["titlecase"])
+        return ops[self.pick(sorted(ops))]()
 
     def when_src(self) -> str:
         return self.v(WHEN_OK + [self.expr(2)], CONDITIONS)
@@ -1060,3 +1075,10 @@ def test_the_generator_covers_every_registered_find():
     from rulekit.language.finds import FIND_MODELS
 
     assert set(FIND_MODELS) <= set(FIND_KINDS) | {"literal"}
+
+
+def test_the_generator_covers_every_registered_prepare_op():
+    """A new prepare op must reach the fuzz generator (Gen.prepare_ops) to be exercised here."""
+    from rulekit.language.prepare import PREPARE_MODELS
+
+    assert set(PREPARE_MODELS) <= set(RulesetGen(0).prepare_ops())

@@ -69,7 +69,7 @@ def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower
     import random
 
     from rulekit.language.finds import _expand
-    from rulekit.ops.picks import _letter_probe
+    from rulekit.language.picks import _letter_probe
 
     opts = option_set({"A": "x", "B": "y", "C": "z"})
     needles = _expand((template,), opts, lower)
@@ -89,7 +89,7 @@ def test_one_scan_letter_probe_finds_exactly_the_letters_present(template, lower
 
 def test_letter_probe_is_not_used_for_longer_letters():
     from rulekit.language.finds import _expand
-    from rulekit.ops.picks import _letter_probe
+    from rulekit.language.picks import _letter_probe
 
     opts = option_set({"A": "x", "AB": "y"})
     assert _letter_probe("({letter})", _expand(("({letter})",), opts, False), False) is None

@@ -16,8 +16,8 @@ from rulekit.language import schema as S
 from rulekit.language.expr import Condition, compile_condition
 from rulekit.language.finds import Finder, LiteralFinder, RegexFinder, TokenFinder, compile_find
 from rulekit.core.options import OptionSet
-from rulekit.ops.picks import Picker, direct_literal_pick
-from rulekit.ops.prepare import compile_prepare
+from rulekit.language.picks import Picker, direct_literal_pick
+from rulekit.language.prepare import compile_prepare
 
 # ---------------------------------------------------------------- steps and sections
 @dataclass(eq=False)  # compared and hashed by identity: the engine counts strikes per step object

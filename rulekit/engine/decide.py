@@ -16,7 +16,7 @@ from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
 from rulekit.core.options import option_set
-from rulekit.ops.picks import NO_ANSWER
+from rulekit.language.picks import NO_ANSWER
 from rulekit.core.records import Record
 from rulekit.ops.compare import normalize_answers
 from rulekit.ops.scoring import letter_correct, scored_decision

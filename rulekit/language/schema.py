@@ -10,11 +10,11 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
 
 from rulekit.language import schema_math as _math  # int-equal, float-equal, equivalent (SymPy): rulekit/ops/mathcompare.py
-from rulekit.language import schema_text as _text  # noqa: F401 - S._text: LaTeX answers: boxed find, extract/slice/split-take/regex-replace
 from rulekit.language.schema_groups import GroupSpec
-from rulekit.language.schema_prepare import BARE_PREPARE_DOC, PREPARE_MODELS, PrepareOp
-from rulekit.language.schema_prepare import PadOp, RemoveRegexOp, ReplaceOp, StripEndsEachOp, StripOp, TruncateOp  # noqa: F401 - S.StripOp, ...
+from rulekit.language.prepare import BARE_PREPARE_DOC, PREPARE_MODELS, PrepareOp
 from rulekit.language import finds as _finds
+from rulekit.language import picks as _picks
+from rulekit.language.picks import BARE_PICK_DOC, Pick  # noqa: F401 - S.Pick
 from rulekit.language.finds import (BoxedFind, BoxedOptions, LiteralFind, OptionTextFind,  # noqa: F401 - S.LiteralFind, ...
                                     OptionTextOptions, PhrasesFind, RegexFind, TailAfterFind, TokenFind, WholeFind,
                                     WordFind)
@@ -28,44 +28,8 @@ Find = _finds.Find
 _FIND_MODELS = _finds.FIND_MODELS
 
 
-# ---------------------------------------------------------------- picks
-Ties = Literal["option-order", "first", "last"]
-
-
-class RightmostOf(Word):
-    """`rightmost-of: TEMPLATE` — of the candidates' distinct answers, the one whose TEMPLATE (a different
-    pattern than the one found, e.g. " {letter} ") was last seen, by `rfind`; an answer whose
-    template does not occur gets -1. `ties` breaks equal positions: `option-order` (first option
-    wins, like numpy argmax over candidates in option order), `first` or `last` candidate."""
-
-    rightmost_of: str
-    ties: Ties = "option-order"
-
-
-class RightmostOptions(Word):
-    """Options of `rightmost`."""
-
-    ties: Ties = "option-order"
-
-
-class Rightmost(Word):
-    """`rightmost` — the answer whose own match was last seen (start of its last occurrence)."""
-
-    rightmost: RightmostOptions = RightmostOptions()
-
-
-BARE_PICK = Literal["only", "first", "last", "rightmost", "all"]
-BARE_PICK_DOC = {
-    "only": "fires only when the candidates hold exactly one distinct answer.",
-    "first": "the earliest candidate in the text.",
-    "last": "the candidate that starts last in the text.",
-    "rightmost": "the answer whose last occurrence starts furthest right; ties to option order.",
-    "all": "every candidate's answer, in order, as a list (open-ended questions).",
-}
-_PICK_MODELS = {"rightmost-of": RightmostOf, "rightmost": Rightmost}
-Pick = Annotated[Union[Annotated[RightmostOf, Tag("rightmost-of")], Annotated[Rightmost, Tag("rightmost")],
-                       Annotated[BARE_PICK, Tag("bare")]],
-                 Discriminator(lambda v: _tag_of(v, _PICK_MODELS))]
+# ---------------------------------------------------------------- picks: rulekit/language/picks.py
+_PICK_MODELS = _picks.PICK_MODELS
 
 
 # ---------------------------------------------------------------- steps

@@ -2,8 +2,7 @@
 `equivalent`, and the tests `equivalent` runs. (Per-record dispatch is schema.py's `cases`.)
 
 Part of the ruleset vocabulary (`rulekit vocabulary` prints these docstrings); registered in
-`schema.py`, which imports this module after `Word` and `PrepareOp` exist. Evaluated by
-`rulekit.ops.mathcompare`.
+`schema.py`. Evaluated by `rulekit.ops.mathcompare`.
 """
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import Discriminator, Field, Tag
 
-from rulekit.language import schema_prepare as _P
+from rulekit.language import prepare as _P
 from rulekit.language import words as _S
 
 Otherwise = Literal["wrong", "judge"]

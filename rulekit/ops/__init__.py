@@ -1,2 +1,3 @@
-"""The vocabulary's compiled forms: option sets, prepare ops, finders and picks, compares (plain,
-scored, math with its SymPy worker). Depends on `rulekit.core` and `rulekit.language`."""
+"""The compares' compiled forms: plain compares, scored compares (the one `verdict` entry point),
+math compares with their SymPy worker, and the record-level condition environment. Depends on
+`rulekit.core` and `rulekit.language` (where the find, prepare and pick words live whole)."""

@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable
 
 from rulekit.language import schema_math as M
-from rulekit.ops.prepare import compile_prepare
+from rulekit.language.prepare import compile_prepare
 from rulekit.ops.record_env import RecordEnv
 from rulekit.language.expr import ConditionFailed, compile_condition
 from rulekit.core.records import Record

@@ -1,15 +1,66 @@
-"""Picks compiled: a `Picker` turns a step's kept candidates into an answer (first, last, the only
-one, by position, ...), and `direct_literal_pick` fuses a literal find with its pick."""
+"""The `pick:` words: how a step turns its kept candidates into an answer (first, last, the only one,
+rightmost, ...). Each pick's model (documented by its docstring), the compiled `Picker` and the
+registry PICKS live here, with `direct_literal_pick`, which fuses a literal find with its pick.
+A new pick is a model, its registry line and its branch in `Picker.__call__`, all in this module.
+"""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal, Union
 
-from rulekit.core.trace import Candidate
-from rulekit.language import schema as S
-from rulekit.language.finds import LiteralFinder
+from pydantic import Discriminator, Tag
+
 from rulekit.core.options import OptionSet, pattern_cache
+from rulekit.core.trace import Candidate
+from rulekit.language.finds import LiteralFinder
+from rulekit.language.words import Word, tag_of
 
+# ---------------------------------------------------------------- models
+Ties = Literal["option-order", "first", "last"]
+
+
+class RightmostOf(Word):
+    """`rightmost-of: TEMPLATE` — of the candidates' distinct answers, the one whose TEMPLATE (a different
+    pattern than the one found, e.g. " {letter} ") was last seen, by `rfind`; an answer whose
+    template does not occur gets -1. `ties` breaks equal positions: `option-order` (first option
+    wins, like numpy argmax over candidates in option order), `first` or `last` candidate."""
+
+    rightmost_of: str
+    ties: Ties = "option-order"
+
+
+class RightmostOptions(Word):
+    """Options of `rightmost`."""
+
+    ties: Ties = "option-order"
+
+
+class Rightmost(Word):
+    """`rightmost` — the answer whose own match was last seen (start of its last occurrence)."""
+
+    rightmost: RightmostOptions = RightmostOptions()
+
+
+BARE_PICK = Literal["only", "first", "last", "rightmost", "all"]
+BARE_PICK_DOC = {
+    "only": "fires only when the candidates hold exactly one distinct answer.",
+    "first": "the earliest candidate in the text.",
+    "last": "the candidate that starts last in the text.",
+    "rightmost": "the answer whose last occurrence starts furthest right; ties to option order.",
+    "all": "every candidate's answer, in order, as a list (open-ended questions).",
+}
+# name in YAML → (model, (kind, template, ties) the Picker runs). The order is the schema's.
+PICKS: dict[str, tuple[type[Word], Callable[[Any], tuple[str, str | None, str]]]] = {
+    "rightmost-of": (RightmostOf, lambda p: ("rightmost-of", p.rightmost_of, p.ties)),
+    "rightmost": (Rightmost, lambda p: ("rightmost", None, p.rightmost.ties)),
+}
+PICK_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PICKS.items()}
+_CONFIG = {model: config for model, config in PICKS.values()}
+Pick = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in PICK_MODELS.items()) + (Annotated[BARE_PICK, Tag("bare")],)],
+                 Discriminator(lambda v: tag_of(v, PICK_MODELS))]
+
+
+# ---------------------------------------------------------------- compiled forms
 NO_ANSWER = object()
 
 
@@ -23,12 +74,13 @@ class Picker:
     def __init__(self, pick: Any, key: int):
         self.pick = pick
         self.key = key
-        if isinstance(pick, S.RightmostOf):
-            self.kind, self.template, self.ties = "rightmost-of", pick.rightmost_of, pick.ties
-        elif isinstance(pick, S.Rightmost):
-            self.kind, self.template, self.ties = "rightmost", None, pick.rightmost.ties
-        else:
+        config = _CONFIG.get(type(pick))
+        if config is not None:
+            self.kind, self.template, self.ties = config(pick)
+        elif pick in BARE_PICK_DOC:
             self.kind, self.template, self.ties = pick, None, "option-order"
+        else:
+            raise ValueError(f"unsupported pick {pick!r}")
 
     def __call__(self, kept: list[Candidate], text: str, opts: OptionSet, explain: bool = True):
         """(answer or NO_ANSWER, reason); the reason is written out only when `explain` is set."""

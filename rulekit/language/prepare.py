@@ -1,0 +1,287 @@
+"""The `prepare:` words (a section's or step's text rewrites): each op's model (what the YAML says,
+documented by its docstring), its compiled form (a str → str function) and its entry in PREPARE,
+side by side. `compile_prepare` chains a list of them; the schema, validation, `rulekit vocabulary`
+and `rulekit schema` read PREPARE_MODELS. A new op is one model, one compile function and one
+registry line here.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Callable, Literal, Optional, Union
+
+import regex
+from pydantic import Discriminator, Field, Tag
+
+from rulekit.core.errors import Loc, RulesetError
+from rulekit.core.regex import compile_regex, timed
+from rulekit.language.expr import PrepareFailed
+from rulekit.language.finds import BoxedFind, boxed_spans
+from rulekit.language.words import Word, tag_of
+
+
+# ---------------------------------------------------------------- models
+class StripOp(Word):
+    """`strip: CHARS` — remove any of CHARS from both ends (Python `str.strip(CHARS)`); `strip: ""` or the
+    bare word `strip` removes whitespace."""
+
+    strip: str
+
+
+class StripEndsEachOp(Word):
+    """`strip-ends-each: [c1, c2, ...]` — for each character IN THIS ORDER, strip it from both ends
+    (one `str.strip(c)` per character; whitespace is not touched, so "C\\n" keeps its newline and
+    "B,." keeps its comma)."""
+
+    strip_ends_each: list[str]
+
+
+class PadOp(Word):
+    """`pad: " "` — put the string before and after the text (so " X " patterns match at the edges)."""
+
+    pad: str
+
+
+class ReplaceOp(Word):
+    """`replace: {FROM: TO, ...}` — replace every occurrence of each FROM with TO, in the given order."""
+
+    replace: dict[str, str]
+
+
+class RemoveRegexOp(Word):
+    """`remove-regex: PATTERN` — delete every match of a regex (e.g. `<think>.*?</think>` with `(?s)`)."""
+
+    remove_regex: str
+
+
+class TruncateOp(Word):
+    """`truncate: N` — keep only the first N characters (guards against huge replies)."""
+
+    truncate: int
+
+
+class ExtractRegex(Word):
+    """A regex source of `extract`: the named group `group` (default `answer`) of its matches
+    (`matches: all|first|last`)."""
+
+    regex: str
+    group: str = "answer"
+    matches: Literal["all", "first", "last"] = "all"
+
+
+ExtractSource = Union[BoxedFind, ExtractRegex]
+
+
+class ExtractOp(Word):
+    """`extract: [SOURCE, ...]` with `join: ","` — replace the text by what the FIRST source that finds
+    anything found, its answers joined with `join`; when no source finds anything the text is left as
+    it is. A source is a `boxed` find or `{regex: PATTERN}` (named group `answer`). Example, the
+    OlympiadBench preprocessing: every `\\boxed{}` joined with ","; else the `$...$` spans of the last
+    line; else the whole text."""
+
+    extract: list[ExtractSource]
+    join: str = ""
+
+
+class SliceOp(Word):
+    """`slice: [START, END]` — keep `text[START:END]` (Python slicing: negative counts from the end,
+    null is open). `slice: [2, -2]` turns the text `['42']` into `42`."""
+
+    slice: list[Optional[int]]
+
+
+class SplitTakeSpec(Word):
+    """Options of `split-take`."""
+
+    at: str
+    index: int = -1
+    strip: bool = False
+
+
+class SplitTakeOp(Word):
+    """`split-take: {at: SEP, index: N}` — when SEP occurs, keep piece N of `text.split(SEP)` (Python
+    indexing: 1 = between the first and second SEP, -1 = after the last); otherwise unchanged.
+    `strip: true` strips whitespace from the kept piece."""
+
+    split_take: SplitTakeSpec
+
+
+class RegexReplaceSpec(Word):
+    """Options of `regex-replace`."""
+
+    pattern: str
+    with_: str = Field("", alias="with")
+
+
+class RegexReplaceOp(Word):
+    """`regex-replace: {pattern: P, with: T}` — replace every match of P by T (`\\1` and `\\g<name>` refer
+    to groups), like Python `re.sub`; `regex-replace: {pattern: '\\\\mathrm\\{([^}]*)\\}', with: '\\1'}`
+    unwraps `\\mathrm{cm}` to `cm`. Runs with the regex time limit."""
+
+    regex_replace: RegexReplaceSpec
+
+
+# ---------------------------------------------------------------- compiled forms
+def _strip(op: StripOp, loc: Loc | None) -> Callable[[str], str]:
+    chars = op.strip or None
+    return lambda t: t.strip(chars)
+
+
+def _strip_ends_each(op: StripEndsEachOp, loc: Loc | None) -> Callable[[str], str]:
+    chars = tuple(op.strip_ends_each)
+    ends = frozenset("".join(chars))
+
+    def strip_each(t: str) -> str:
+        if not t or (t[0] not in ends and t[-1] not in ends):  # no strip could change it
+            return t
+        for c in chars:
+            t = t.strip(c)
+        return t
+    return strip_each
+
+
+def _pad(op: PadOp, loc: Loc | None) -> Callable[[str], str]:
+    return lambda t, p=op.pad: f"{p}{t}{p}"
+
+
+def _replace(op: ReplaceOp, loc: Loc | None) -> Callable[[str], str]:
+    pairs = tuple(op.replace.items())
+
+    def replace(t: str) -> str:
+        for a, b in pairs:
+            t = t.replace(a, b)
+        return t
+    return replace
+
+
+def _remove_regex(op: RemoveRegexOp, loc: Loc | None) -> Callable[[str], str]:
+    pattern = compile_regex(op.remove_regex, loc)
+    return lambda t: timed(pattern.sub, "", t)
+
+
+def _truncate(op: TruncateOp, loc: Loc | None) -> Callable[[str], str]:
+    return lambda t, n=op.truncate: t[:n]
+
+
+def _regex_answers(pattern: regex.Pattern, group: str, matches: str, text: str) -> list[str]:
+    if matches == "first":
+        m = timed(pattern.search, text)
+        found = [m] if m else []
+    else:
+        found = timed(pattern.finditer, text)
+        if matches == "last":
+            found = found[-1:]
+    return [m.group(group) for m in found if m.group(group) is not None]
+
+
+def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
+    sources = []
+    for source in op.extract:
+        if isinstance(source, BoxedFind):
+            spec = source.boxed
+            sources.append(lambda t, spec=spec: [t[s:e] for s, e in boxed_spans(t, spec)])
+        else:
+            pattern = compile_regex(source.regex, loc)
+            if source.group not in pattern.groupindex:
+                raise RulesetError(f"regex `{source.regex}` has no named group `(?P<{source.group}>...)`", loc,
+                                   code="E121")
+            sources.append(lambda t, p=pattern, g=source.group, m=source.matches: _regex_answers(p, g, m, t))
+    join = op.join
+
+    def extract(text: str) -> str:
+        for source in sources:
+            found = source(text)
+            if found:
+                return join.join(found)
+        return text
+    return extract
+
+
+def _slice(op: SliceOp, loc: Loc | None) -> Callable[[str], str]:
+    if len(op.slice) != 2:
+        raise RulesetError("`slice` takes [START, END]", loc, code="E113")
+    a, b = op.slice
+    return lambda t: t[a:b]
+
+
+def _split_take(op: SplitTakeOp, loc: Loc | None) -> Callable[[str], str]:
+    at, index, strip = op.split_take.at, op.split_take.index, op.split_take.strip
+    if not at:
+        raise RulesetError("`split-take` needs a non-empty `at`", loc, code="E113")
+
+    def split_take(text: str) -> str:
+        if at not in text:
+            return text
+        pieces = text.split(at)
+        try:
+            piece = pieces[index]
+        except IndexError:
+            raise PrepareFailed(f"`split-take`: no piece {index} of {len(pieces)}") from None
+        return piece.strip() if strip else piece
+    return split_take
+
+
+def _regex_replace(op: RegexReplaceOp, loc: Loc | None) -> Callable[[str], str]:
+    pattern = compile_regex(op.regex_replace.pattern, loc)
+    template = op.regex_replace.with_
+
+    def regex_replace(text: str) -> str:
+        try:
+            return timed(pattern.sub, template, text)
+        except (regex.error, IndexError) as exc:  # a bad group reference in `with`
+            raise PrepareFailed(f"`regex-replace`: replacement `{template}`: {exc}") from None
+    return regex_replace
+
+
+# ---------------------------------------------------------------- the registry
+BARE_PREPARE = Literal["strip", "lowercase", "uppercase", "collapse-whitespace"]
+BARE_PREPARE_DOC = {
+    "strip": "remove whitespace at both ends.",
+    "lowercase": "lowercase the text (Python `str.lower`).",
+    "uppercase": "uppercase the text (Python `str.upper`).",
+    "collapse-whitespace": "replace every run of whitespace with one space.",
+}
+_BARE: dict[str, Callable[[str], str]] = {"strip": str.strip, "lowercase": str.lower, "uppercase": str.upper,
+                                          "collapse-whitespace": lambda t: " ".join(t.split())}
+
+# name in YAML → (model, compile(op, loc) → str → str). The order is the schema's (new ops go last).
+PREPARE: dict[str, tuple[type[Word], Callable[..., Callable[[str], str]]]] = {
+    "strip": (StripOp, _strip),
+    "strip-ends-each": (StripEndsEachOp, _strip_ends_each),
+    "pad": (PadOp, _pad),
+    "replace": (ReplaceOp, _replace),
+    "remove-regex": (RemoveRegexOp, _remove_regex),
+    "truncate": (TruncateOp, _truncate),
+    "extract": (ExtractOp, _extract),
+    "slice": (SliceOp, _slice),
+    "split-take": (SplitTakeOp, _split_take),
+    "regex-replace": (RegexReplaceOp, _regex_replace),
+}
+PREPARE_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PREPARE.items()}
+_COMPILERS = {model: compile_fn for model, compile_fn in PREPARE.values()}
+
+PrepareOp = Annotated[
+    Union[tuple(Annotated[m, Tag(k)] for k, m in PREPARE_MODELS.items()) + (Annotated[BARE_PREPARE, Tag("bare")],)],
+    Discriminator(lambda v: tag_of(v, PREPARE_MODELS)),
+]
+
+
+def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[[str], str] | None:
+    """A list of validated prepare ops → one function str → str (None when the list is empty)."""
+    fns: list[Callable[[str], str]] = []
+    for i, op in enumerate(ops):
+        if isinstance(op, str):
+            fns.append(_BARE[op])
+            continue
+        compile_fn = _COMPILERS.get(type(op))
+        if compile_fn is None:
+            raise RulesetError(f"unsupported prepare op {type(op).__name__}", loc_of(i), code="E110")
+        fns.append(compile_fn(op, loc_of(i)))
+    if not fns:
+        return None
+    if len(fns) == 1:
+        return fns[0]
+
+    def run(text: str) -> str:
+        for fn in fns:
+            text = fn(text)
+        return text
+    return run
