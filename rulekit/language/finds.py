@@ -6,17 +6,17 @@ here; the schema, validation, `rulekit vocabulary`, `rulekit schema` and `explai
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Annotated, Any, Callable, Literal, Union
+from typing import Any, Callable, Literal, Union
 
 import regex
-from pydantic import Discriminator, Field, Tag
+from pydantic import Field
 
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.options import OptionSet, pattern_cache
 from rulekit.core.regex import compile_regex, timed
 from rulekit.core.trace import Candidate
 from rulekit.language.expr import PrepareFailed
-from rulekit.language.words import Word, tag_of
+from rulekit.language.words import Word, word_union
 
 # ---------------------------------------------------------------- models
 Case = Literal["exact", "ignore"]
@@ -556,8 +556,7 @@ FINDS: dict[str, tuple[type[Word], Callable[..., Finder]]] = {
 }
 FIND_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in FINDS.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in FINDS.values()}
-Find = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in FIND_MODELS.items())],
-                 Discriminator(lambda v: tag_of(v, FIND_MODELS))]
+Find = word_union(FIND_MODELS)
 
 
 def compile_find(find: Any, key: int, loc: Loc | None) -> Finder:

@@ -6,14 +6,12 @@ A new pick is a model, its registry line and its branch in `Picker.__call__`, al
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Callable, Literal, Union
-
-from pydantic import Discriminator, Tag
+from typing import Any, Callable, Literal
 
 from rulekit.core.options import OptionSet, pattern_cache
 from rulekit.core.trace import Candidate
 from rulekit.language.finds import LiteralFinder
-from rulekit.language.words import Word, tag_of
+from rulekit.language.words import Word, word_union
 
 # ---------------------------------------------------------------- models
 Ties = Literal["option-order", "first", "last"]
@@ -56,8 +54,7 @@ PICKS: dict[str, tuple[type[Word], Callable[[Any], tuple[str, str | None, str]]]
 }
 PICK_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PICKS.items()}
 _CONFIG = {model: config for model, config in PICKS.values()}
-Pick = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in PICK_MODELS.items()) + (Annotated[BARE_PICK, Tag("bare")],)],
-                 Discriminator(lambda v: tag_of(v, PICK_MODELS))]
+Pick = word_union(PICK_MODELS, BARE_PICK)
 
 
 # ---------------------------------------------------------------- compiled forms

@@ -6,16 +6,16 @@ registry line here.
 """
 from __future__ import annotations
 
-from typing import Annotated, Callable, Literal, Optional, Union
+from typing import Callable, Literal, Optional, Union
 
 import regex
-from pydantic import Discriminator, Field, Tag
+from pydantic import Field
 
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.regex import compile_regex, timed
 from rulekit.language.expr import PrepareFailed
 from rulekit.language.finds import BoxedFind, boxed_spans
-from rulekit.language.words import Word, tag_of
+from rulekit.language.words import Word, word_union
 
 
 # ---------------------------------------------------------------- models
@@ -258,10 +258,7 @@ PREPARE: dict[str, tuple[type[Word], Callable[..., Callable[[str], str]]]] = {
 PREPARE_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PREPARE.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in PREPARE.values()}
 
-PrepareOp = Annotated[
-    Union[tuple(Annotated[m, Tag(k)] for k, m in PREPARE_MODELS.items()) + (Annotated[BARE_PREPARE, Tag("bare")],)],
-    Discriminator(lambda v: tag_of(v, PREPARE_MODELS)),
-]
+PrepareOp = word_union(PREPARE_MODELS, BARE_PREPARE)
 
 
 def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[[str], str] | None:

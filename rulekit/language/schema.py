@@ -5,9 +5,9 @@ prints them and `rulekit schema` exports the JSON Schema for editors.
 """
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from rulekit.language import schema_math as _math  # int-equal, float-equal, equivalent (SymPy): rulekit/ops/mathcompare.py
 from rulekit.language.schema_groups import GroupSpec
@@ -18,7 +18,7 @@ from rulekit.language.picks import BARE_PICK_DOC, Pick  # noqa: F401 - S.Pick
 from rulekit.language.finds import (BoxedFind, BoxedOptions, LiteralFind, OptionTextFind,  # noqa: F401 - S.LiteralFind, ...
                                     OptionTextOptions, PhrasesFind, RegexFind, TailAfterFind, TokenFind, WholeFind,
                                     WordFind)
-from rulekit.language.words import Word
+from rulekit.language.words import Word, word_union
 from rulekit.language.words import tag_of as _tag_of
 
 
@@ -125,8 +125,7 @@ class Judge(Word):
 
 
 _FALLBACK_MODELS = {"random-option": RandomOption, "constant": Constant, "abstain": Abstain, "judge": Judge}
-Fallback = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _FALLBACK_MODELS.items())],
-                     Discriminator(lambda v: _tag_of(v, _FALLBACK_MODELS))]
+Fallback = word_union(_FALLBACK_MODELS)
 JudgeSpec.model_rebuild()
 Judge.model_rebuild()
 
@@ -300,9 +299,7 @@ BARE_COMPARE_DOC = {
 }
 _COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "cases": Cases}
 _COMPARE_MODELS.update(_math.COMPARE_MODELS)
-Compare = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in _COMPARE_MODELS.items())
-                          + (Annotated[BARE_COMPARE, Tag("bare")],)],
-                    Discriminator(lambda v: _tag_of(v, _COMPARE_MODELS))]
+Compare = word_union(_COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()
 
 

@@ -6,9 +6,9 @@ Part of the ruleset vocabulary (`rulekit vocabulary` prints these docstrings); r
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Literal, Optional, Union
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Field
 
 from rulekit.language import prepare as _P
 from rulekit.language import words as _S
@@ -149,8 +149,7 @@ BARE_TEST_DOC = {"identical": "both answers are the same non-empty text.",
                  "equation": "`equation` with its default options (see `equivalent test: equation`)."}
 TEST_MODELS = {"numeric": NumericTest, "sympy": SympyTest, "interval": IntervalTest, "equation": EquationTest,
                "judge-if-contains": JudgeIfContains}
-Test = Annotated[Union[tuple(Annotated[m, Tag(k)] for k, m in TEST_MODELS.items()) + (Annotated[BARE_TEST, Tag("bare")],)],
-                 Discriminator(lambda v: _S.tag_of(v, TEST_MODELS))]
+Test = _S.word_union(TEST_MODELS, BARE_TEST)
 
 
 # ---------------------------------------------------------------- equivalent

@@ -2,9 +2,9 @@
 with dashes) and the tag function of the words' discriminated unions."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag
 
 
 def _dash(name: str) -> str:
@@ -32,3 +32,12 @@ def tag_of(value: Any, names) -> str | None:
             if isinstance(value, model):
                 return name
     return None
+
+
+def word_union(models: dict[str, type], bare: Any = None) -> Any:
+    """The discriminated union of a word family for pydantic: one member per registered model, tagged by
+    its YAML key, plus the family's bare words (a `Literal` of strings) when it has them."""
+    members = tuple(Annotated[m, Tag(k)] for k, m in models.items())
+    if bare is not None:
+        members += (Annotated[bare, Tag("bare")],)
+    return Annotated[Union[members], Discriminator(lambda v: tag_of(v, models))]
