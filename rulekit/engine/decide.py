@@ -318,9 +318,10 @@ class Evaluator:
         if isinstance(fb, S.Constant):
             return scored_decision(section.compare, fb.constant, record, None, "fallback", "constant",
                                    trace=traces, text=prepared if traces is not None else "")
-        pred = fb.abstain
-        return scored_decision(section.compare, pred, record, None, "abstain", "abstain",
-                               trace=traces, text=prepared if traces is not None else "")
+        if isinstance(fb, S.Abstain):
+            return scored_decision(section.compare, fb.abstain, record, None, "abstain", "abstain",
+                                   trace=traces, text=prepared if traces is not None else "")
+        raise TypeError(f"no engine support for fallback {type(fb).__name__}")  # a new fallback word needs its branch here
 
 
 class StepCutOff(Exception):
