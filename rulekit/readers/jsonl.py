@@ -349,26 +349,11 @@ def read_jsonl(path: str, fields: dict[str, str] | None = None,
     """
     f = f if f is not None else open_bytes(path)
     name = "<stdin>" if path == "-" else path
-    lines = _Counted(f)
     try:
-        yield from records_from_lines(lines, name, 1, fields, lmms)
-    except READ_ERRORS as e:  # truncated or corrupt gzip
-        raise corrupt(name, e, lines.n) from None
+        yield from records_from_lines(f, name, 1, fields, lmms)
     finally:
         if f is not sys.stdin.buffer:
             f.close()
-
-
-class _Counted:
-    """The lines of a binary stream, counting them (where a truncated file broke off)."""
-
-    def __init__(self, f: IO[bytes]):
-        self._f, self.n = f, 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        for line in self._f:
-            yield line
-            self.n += 1
 
 
 def _json_error(line: bytes, name: str, n: int) -> InputError:
@@ -389,22 +374,26 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
                        bom: bool = True) -> Iterator[Record]:
     """Records of JSONL `lines` (bytes, newline-terminated or not) whose first is line `first_line`
     of file `name`: blank lines skipped, a byte-order mark on line 1 dropped (when `bom`: the lines
-    start the file), bad JSON an InputError at ``name:LINE`` (also used by rulekit.run.parallel on byte
-    ranges of a file)."""
+    start the file), bad JSON an InputError at ``name:LINE``, a stream that breaks off (truncated gzip)
+    E301 after the last whole line (also used by rulekit.run.parallel on byte ranges of a file)."""
     loads, plain = orjson.loads, not fields and lmms is not True
-    for n, line in enumerate(lines, first_line):
-        if n == 1 and bom and line.startswith(b"\xef\xbb\xbf"):
-            line = line[3:]
-        if not line.strip():
-            continue
-        try:
-            obj = loads(line)
-        except orjson.JSONDecodeError:
-            raise _json_error(line, name, n) from None
-        where = f"{name}:{n}"
-        if plain and type(obj) is dict and "response" in obj:  # record_from_obj, inline
-            record = _plain_record(obj, where)
-            if record is not None:
-                yield record
+    n = first_line - 1
+    try:  # only the line iterator can raise a read error (a gzip stream that breaks off)
+        for n, line in enumerate(lines, first_line):
+            if n == 1 and bom and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
+            if not line.strip():
                 continue
-        yield _converted_record(obj, fields, name, n, where, lmms)
+            try:
+                obj = loads(line)
+            except orjson.JSONDecodeError:
+                raise _json_error(line, name, n) from None
+            where = f"{name}:{n}"
+            if plain and type(obj) is dict and "response" in obj:  # record_from_obj, inline
+                record = _plain_record(obj, where)
+                if record is not None:
+                    yield record
+                    continue
+            yield _converted_record(obj, fields, name, n, where, lmms)
+    except READ_ERRORS as e:
+        raise corrupt(name, e, n) from None

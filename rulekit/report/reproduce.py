@@ -278,14 +278,25 @@ NO_JUDGE_LOG = "Failed in Prefetch"
 RANDOM_LOG = "Failed to predict, thus randomly generate one"
 
 
+def _sheet_records(sheet: Path) -> tuple:
+    """The rows of a framework's result sheet, read once (judge replies and `hit` both come from it)."""
+    st = sheet.stat()
+    return _read_sheet(str(sheet), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_sheet(path: str, mtime_ns: int, size: int) -> tuple:
+    from rulekit.readers import read_records
+
+    return tuple(read_records([path]))
+
+
 def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]]:
     """({id: the judge's reply}, {ids VLMEvalKit guessed at random}, {ids its rules did not match}) of a
     VLMEvalKit result sheet: a row whose `log` holds something other than its own prediction was
     matched on the judge's reply; "Failed in Prefetch" rows had no judge."""
-    from rulekit.readers import read_records
-
     replies, guessed, unmatched = {}, set(), set()
-    for r in read_records([str(sheet)]):
+    for r in _sheet_records(sheet):
         log = r.meta.get("log")
         if not isinstance(log, str):
             continue
@@ -397,10 +408,8 @@ def _numbers(numbers: list[Published], records: list, correct: list[bool]) -> di
 def _differences(sheet: Path, records: list, decisions: list, correct: list[bool]) -> tuple[list[dict], float | None]:
     """The records our decision scores differently from the framework's own `hit` (its result sheet),
     and the mean of those `hit`s (what the sheet itself says Overall is)."""
-    from rulekit.readers import read_records
-
     hits = {}
-    for r in read_records([str(sheet)]):
+    for r in _sheet_records(sheet):
         hit = r.meta.get("hit")
         if hit is not None:
             hits[r.id] = bool(int(float(hit)))
