@@ -607,19 +607,58 @@ class RulesetGen(CondGen):
             step["find"] = self.find()
         return step
 
-    def fallback(self):
-        makers = [lambda: {"random-option": self.options({"order": lambda: self.v(["per-item", "stream"], ["global"]),
-                                                          "seed": lambda: self.pick([0, 1, -5, 42, 2**63 - 1]),
-                                                          "extra": lambda: self.some(lambda: self.pick(["Z", "A", "E"]), 2)})},
-                  lambda: {"constant": self.pick(["A", "Z", ""])}, lambda: {"abstain": self.pick([None, "Z"])}]
-        if not self.clean:
-            makers.append(lambda: self.pick(["random-option", "abstain"]))
-        return self.pick(makers)()
+    def fallbacks(self) -> dict:
+        """A generator per registered fallback word that runs without a server (the judge needs one:
+        tests/test_judge*.py drive it against a real HTTP server)."""
+        return {
+            "random-option": lambda: {"random-option": self.options({
+                "order": lambda: self.v(["per-item", "stream"], ["global"]),
+                "seed": lambda: self.pick([0, 1, -5, 42, 2**63 - 1]),
+                "extra": lambda: self.some(lambda: self.pick(["Z", "A", "E"]), 2)})},
+            "constant": lambda: {"constant": self.pick(["A", "Z", ""])},
+            "abstain": lambda: {"abstain": self.pick([None, "Z"])},
+        }
 
-    def compare(self):
-        if self.chance(0.6):
-            return self.v(["letter", "contains-or-number"], ["exact", "fuzzy"])
-        return {"exact": self.options({"strip": lambda: self.chance(0.5), "case": self.case})}
+    def fallback(self):
+        makers = self.fallbacks()
+        if not self.clean and self.chance(0.2):
+            return self.pick(["random-option", "abstain"])
+        return makers[self.pick(sorted(makers))]()
+
+    def compares(self) -> dict:
+        """A generator per registered compare word (test_the_generator_covers_every_registered_compare)."""
+        thresholds = lambda: self.v([[0.5, 0.1], [0.05]], [[]])  # noqa: E731
+        return {
+            "exact": lambda: {"exact": self.options({"strip": lambda: self.chance(0.5),
+                                                     "case": lambda: self.v(["exact", "ignore", "lower-prediction"], ["upper"])})},
+            "relaxed": lambda: {"relaxed": self.options({"tolerance": lambda: self.pick([0.05, 0, 1e9]),
+                                                         "percent-suffix": lambda: self.chance(0.5),
+                                                         "gold-list-literal": lambda: self.chance(0.5)})},
+            "anls": lambda: {"anls": self.options({"threshold": lambda: self.pick([0.5, 0.0, 1.0]),
+                                                   "denominator": lambda: self.v(["raw", "normalized"], ["max"]),
+                                                   "strict": lambda: self.chance(0.5)})},
+            "mra": lambda: {"mra": self.options({"thresholds": thresholds,
+                                                 "divide-by": lambda: self.v(["gold", "abs-gold"], ["pred"]),
+                                                 "zero-gold": lambda: self.v(["error", "exact"], ["zero"])})},
+            "yes-no": lambda: {"yes-no": self.options({"yes": lambda: self.some(lambda: self.pick(["yes", "true", "A"]), 2),
+                                                       "no": lambda: self.some(lambda: self.pick(["no", "false", "B"]), 2),
+                                                       "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
+            "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
+            "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"])})},
+            "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"])})},
+            "equivalent": lambda: {"equivalent": {"tests": self.v([["identical"], [{"numeric": {}}], ["identical", {"numeric": {}}]],
+                                                                  [[{"symbolic": {}}]]),
+                                                  **self.options({"credit": lambda: self.v(["match", "fraction"], ["half"]),
+                                                                  "prepare": lambda: self.some(self.prepare_op, 1)})}},
+        }
+
+    def compare(self, depth: int = 0):
+        if self.chance(0.5):
+            return self.v(["letter", "contains-or-number", "int"], ["fuzzy"])
+        makers = self.compares()
+        if depth:
+            makers.pop("cases")
+        return makers[self.pick(sorted(makers))]()
 
     def normalize(self):
         return self.options({"number": lambda: self.pick([None, self.options({"remove": lambda: self.pick([",", "", " ,"]),
@@ -1075,6 +1114,32 @@ def test_the_generator_covers_every_registered_find():
     from rulekit.language.finds import FIND_MODELS
 
     assert set(FIND_MODELS) <= set(FIND_KINDS) | {"literal"}
+
+
+def test_the_generator_covers_every_registered_compare():
+    """A new compare word must reach the fuzz generator (Gen.compares) to be exercised here."""
+    from rulekit.language.compares import BARE_VERDICTS, COMPARE_MODELS
+
+    assert set(COMPARE_MODELS) <= set(RulesetGen(0).compares())
+    assert set(BARE_VERDICTS) == {"letter", "contains-or-number", "int"}
+
+
+def test_the_generator_covers_every_registered_fallback():
+    """A new fallback word must reach the fuzz generator (Gen.fallbacks); only the judge is driven
+    elsewhere (it needs a server)."""
+    from rulekit.language.fallbacks import FALLBACK_MODELS
+
+    assert set(FALLBACK_MODELS) - {"judge"} <= set(RulesetGen(0).fallbacks())
+
+
+def test_every_compare_and_fallback_word_has_its_behaviour():
+    """The engine dispatches through `verdict`/`compile` and `decide`: a registered word without them
+    would fail at run time, so it fails here."""
+    from rulekit.language.compares import COMPARE_MODELS
+    from rulekit.language.fallbacks import FALLBACK_MODELS
+
+    assert [k for k, m in COMPARE_MODELS.items() if not callable(getattr(m, "verdict", None))] == []
+    assert [k for k, m in FALLBACK_MODELS.items() if not callable(getattr(m, "decide", None))] == []
 
 
 def test_the_generator_covers_every_registered_prepare_op():

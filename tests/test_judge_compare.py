@@ -12,7 +12,7 @@ import pytest
 from rulekit.engine import judge
 from rulekit.run import judging
 from rulekit.engine.compiler import load_ruleset
-from rulekit.ops.mathcompare import Unresolved
+from rulekit.language.math import Unresolved
 from rulekit.core.records import Record
 from judge_support import fresh_settings, invoke, write_records  # noqa: F401 (autouse fixture)
 from vllm_support import PHYSICS_GRADES, PHYSICS_RECORDS, SERVED_NAME, free_port, requires_vllm

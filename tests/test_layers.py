@@ -11,7 +11,7 @@ import rulekit
 ROOT = Path(rulekit.__file__).parent
 
 # The stages in data-flow order; a module may import its own stage and earlier ones only.
-STAGES = ["core", "data", "readers", "language", "llm", "ops", "engine", "metrics", "run", "report", "generate",
+STAGES = ["core", "data", "readers", "language", "llm", "engine", "metrics", "run", "report", "generate",
           "api", "cli"]
 
 

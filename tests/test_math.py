@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from rulekit import Evaluator, Record, load_ruleset
-from rulekit.ops import symbolic
-from rulekit.ops.mathcompare import read_list_literal
+from rulekit.core import symbolic
+from rulekit.language.math import read_list_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = r"(x+y+z+w)^{40}"            # simplify(expand(...)) of this takes many seconds

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from rulekit.ops import symbolic
+from rulekit.core import symbolic
 
 pytest.importorskip("sympy")
 

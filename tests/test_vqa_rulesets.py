@@ -15,7 +15,7 @@ from rulekit.language import schema as S
 from rulekit.run.evaluate import evaluate
 from rulekit.metrics import basic_metrics
 from rulekit.core.records import Record
-from rulekit.ops.scoring import anls_distance, mra, relaxed_correct, verdict
+from rulekit.language.compares import anls_distance, mra, relaxed_correct, verdict
 from rulekit.core.trace import Decision
 
 

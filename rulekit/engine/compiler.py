@@ -1,9 +1,9 @@
 """Ruleset → CompiledRuleset: plain callables and precompiled `regex` patterns.
 
-The engine never sees YAML or dicts. Each word is compiled by its family in `rulekit.ops`
-(prepare, finders, picks, options, compares); this module assembles steps and sections and
+The engine never sees YAML or dicts. Each word is compiled by its family in `rulekit.language`
+(prepare, finds, picks, compares, math); this module assembles steps and sections and
 loads a ruleset by name or path. Patterns that depend on a record's options (`{letter}`,
-`{option}`) are expanded once per set of letters (`ops.options.pattern_cache`), or per record
+`{option}`) are expanded once per set of letters (`core.options.pattern_cache`), or per record
 when they use the option texts (`OptionSet.cache`).
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rulekit.language import schema as S
 from rulekit.language.expr import Condition, compile_condition
 from rulekit.language.finds import Finder, LiteralFinder, RegexFinder, TokenFinder, compile_find
 from rulekit.core.options import OptionSet
+from rulekit.language.compares import compile_compare
 from rulekit.language.picks import Picker, direct_literal_pick
 from rulekit.language.prepare import compile_prepare
 
@@ -115,8 +116,6 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
         raise ErrorGroup(errors)
     prep_node = data.get("prepare", []) if data is not None else []
     prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
-    from rulekit.ops.scoring import compile_compare
-
     compare = compile_compare(section.compare, data.get("compare") if data is not None else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
                            tuple(section.letters_if_missing))

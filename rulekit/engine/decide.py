@@ -18,8 +18,7 @@ from rulekit.engine.judge import judge_fallback
 from rulekit.core.options import option_set
 from rulekit.language.picks import NO_ANSWER
 from rulekit.core.records import Record
-from rulekit.ops.compare import normalize_answers
-from rulekit.ops.scoring import letter_correct, scored_decision
+from rulekit.language.compares import letter_correct, normalize_answers, scored_decision
 from rulekit.core.trace import Candidate, Decision, StepTrace
 
 MAX_TRACE_CANDIDATES = 200
@@ -281,7 +280,7 @@ class Evaluator:
         """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
         judge when the compare cannot decide."""
         if traces is None and section.normalize is None and section.compare == "letter" and type(answer) is str:
-            correct = letter_correct(answer, record.answer)  # scoring.verdict's common case, without its dispatch
+            correct = letter_correct(answer, record.answer)  # compares.verdict's common case, without its dispatch
             return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id)
         if section.normalize is not None:
             answer = normalize_answers(answer, section.normalize)
@@ -296,32 +295,50 @@ class Evaluator:
         if fb is None:
             return Decision(record.id, None, False, 0.0, "unresolved", None,
                             message="no step fired and the ruleset has no fallback", trace=traces, text=prepared if traces is not None else "")
-        if isinstance(fb, S.Judge):
-            return judge_fallback(self, section, record, opts, traces, prepared, fb)
-        if isinstance(fb, S.RandomOption):
-            spec = fb.random_option
-            letters = opts.letter_list + [x for x in dict.fromkeys(spec.extra) if x not in opts.letters]
-            if not opts.letters:
-                return Decision(record.id, None, None, 0.0, "error", "random-option",
-                                message="random-option fallback: the record has no options", trace=traces,
-                                text=prepared if traces is not None else "", reason="no options to draw from")
-            seed = spec.seed if self.seed_override is None else self.seed_override
-            if spec.order == "stream":
-                if self.defer_stream:  # a worker process: the parent draws in input order (rulekit/run/parallel.py)
-                    return DrawLater(section.name, self._draw_options(section.compare, record, letters))
-                rng = self._stream(section, spec)
-            else:
-                rng = random.Random(f"{seed}\x1f{record.id}")
-            pred = rng.choice(letters)
-            return scored_decision(section.compare, pred, record, None, "fallback", "random-option",
-                                   k=len(letters), trace=traces, text=prepared if traces is not None else "")
-        if isinstance(fb, S.Constant):
-            return scored_decision(section.compare, fb.constant, record, None, "fallback", "constant",
-                                   trace=traces, text=prepared if traces is not None else "")
-        if isinstance(fb, S.Abstain):
-            return scored_decision(section.compare, fb.abstain, record, None, "abstain", "abstain",
-                                   trace=traces, text=prepared if traces is not None else "")
-        raise TypeError(f"no engine support for fallback {type(fb).__name__}")  # a new fallback word needs its branch here
+        return fb.decide(FallbackRun(self, section, record, opts, traces, prepared))
+
+
+class FallbackRun:
+    """The engine's side of a fallback word's `decide(run)` (rulekit/language/fallbacks.py): the record
+    being decided and what a fallback may do with it."""
+
+    __slots__ = ("evaluator", "section", "record", "opts", "traces", "prepared")
+
+    def __init__(self, evaluator: Evaluator, section: CompiledSection, record: Record, opts, traces, prepared):
+        self.evaluator, self.section, self.record = evaluator, section, record
+        self.opts, self.traces, self.prepared = opts, traces, prepared
+
+    def _text(self) -> str:
+        return self.prepared if self.traces is not None else ""
+
+    def score(self, answer: Any, outcome: str, step: str, k: int | None = None) -> Decision:
+        """The Decision for `answer` under the section's compare."""
+        extra = {"k": k} if k is not None else {}
+        return scored_decision(self.section.compare, answer, self.record, None, outcome, step,
+                               trace=self.traces, text=self._text(), **extra)
+
+    def error(self, message: str, step: str, reason: str) -> Decision:
+        """A Decision with outcome `error`."""
+        return Decision(self.record.id, None, None, 0.0, "error", step, message=message, trace=self.traces,
+                        text=self._text(), reason=reason)
+
+    def draw(self, letters: list[str], spec: S.RandomOptionSpec) -> Decision | DrawLater:
+        """A letter drawn from `letters`: from an RNG keyed by (seed, record id), or from the section's one
+        stream (in a worker process: a `DrawLater`, the parent draws in input order)."""
+        ev, section = self.evaluator, self.section
+        if spec.order == "stream":
+            if ev.defer_stream:  # a worker process: the parent draws in input order (rulekit/run/parallel.py)
+                return DrawLater(section.name, ev._draw_options(section.compare, self.record, letters))
+            rng = ev._stream(section, spec)
+        else:
+            seed = spec.seed if ev.seed_override is None else ev.seed_override
+            rng = random.Random(f"{seed}\x1f{self.record.id}")
+        return self.score(rng.choice(letters), "fallback", "random-option", k=len(letters))
+
+    def ask_judge(self, fallback: S.Judge) -> Decision:
+        """The judge fallback's Decision (rulekit/engine/judge.py)."""
+        return judge_fallback(self.evaluator, self.section, self.record, self.opts, self.traces, self.prepared,
+                              fallback)
 
 
 class StepCutOff(Exception):

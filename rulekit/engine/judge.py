@@ -39,7 +39,7 @@ from rulekit.language import schema as S
 from rulekit.core.errors import RulekitError, UsageError
 from rulekit.core.records import Record
 from rulekit.core.trace import Decision, StepTrace
-from rulekit.ops.scoring import Settled, scored_decision
+from rulekit.language.compares import Settled, scored_decision
 
 ENV_URL, ENV_MODEL, ENV_CACHE = "RULEKIT_JUDGE_URL", "RULEKIT_JUDGE_MODEL", "RULEKIT_JUDGE_CACHE"
 DEFAULT_MAX_TOKENS = 32

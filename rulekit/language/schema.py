@@ -9,7 +9,13 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from rulekit.language import schema_math as _math  # int-equal, float-equal, equivalent (SymPy): rulekit/ops/mathcompare.py
+from rulekit.language import compares as _compares
+from rulekit.language import fallbacks as _fallbacks
+from rulekit.language import math as _math  # int-equal, float-equal, equivalent (SymPy)
+from rulekit.language.fallbacks import Abstain, Constant, Judge, JudgeSpec, RandomOption, RandomOptionSpec  # noqa: F401
+from rulekit.language.compares import (BARE_COMPARE, BARE_COMPARE_DOC, Anls, AnlsOptions, Cases,  # noqa: F401 - S.Exact, ...
+                                       CompareCase, Exact, ExactOptions, Mra, MraOptions, Normalize, NumberNormalize,
+                                       Relaxed, RelaxedOptions, YesNo, YesNoOptions)
 from rulekit.language.schema_groups import GroupSpec
 from rulekit.language.prepare import BARE_PREPARE_DOC, PREPARE_MODELS, PrepareOp
 from rulekit.language import finds as _finds
@@ -18,7 +24,7 @@ from rulekit.language.picks import BARE_PICK_DOC, Pick  # noqa: F401 - S.Pick
 from rulekit.language.finds import (BoxedFind, BoxedOptions, LiteralFind, OptionTextFind,  # noqa: F401 - S.LiteralFind, ...
                                     OptionTextOptions, PhrasesFind, RegexFind, TailAfterFind, TokenFind, WholeFind,
                                     WordFind)
-from rulekit.language.words import Word, word_union
+from rulekit.language.words import Word
 from rulekit.language.words import tag_of as _tag_of
 
 
@@ -60,247 +66,15 @@ class Step(Word):
     also: list[Find] = []
 
 
-# ---------------------------------------------------------------- fallbacks
-class RandomOptionSpec(Word):
-    """Options of `random-option`: `order: per-item` draws from an RNG keyed by (seed, record id), so order
-    and parallelism never matter; `order: stream` draws `choice(letters)` from ONE `random.Random(seed)`
-    in input order, one draw per fallback record (reproduces lmms-eval / MMMU; order-dependent).
-    `extra` adds letters to draw from (VLMEvalKit draws from the options plus `Z`)."""
-
-    order: Literal["per-item", "stream"] = "per-item"
-    seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
-    extra: list[str] = []
-
-
-class RandomOption(Word):
-    """`random-option: {...}` — guess a letter at random (outcome `fallback`; expected accuracy counts 1/k)."""
-
-    random_option: RandomOptionSpec = RandomOptionSpec()
-
-
-class Constant(Word):
-    """`constant: X` — answer X when no step fired (outcome `fallback`)."""
-
-    constant: str
-
-
-class Abstain(Word):
-    """`abstain: X` — decline with answer X (e.g. VLMEvalKit's `Z`), outcome `abstain`; counts as wrong
-    unless the gold is X."""
-
-    abstain: str | None = None
-
-
-class JudgeSpec(Word):
-    """Options of `judge` (see `judge`)."""
-
-    base_url: str | None = None
-    model: str | None = None
-    prompt: str = "vlmevalkit-judge"
-    retries: int = Field(default=3, ge=1, le=10)
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    equal_if_contains: str | None = Field(default=None, min_length=1)
-    then: Fallback | None = None
-
-
-class Judge(Word):
-    """`judge: {base-url, model, prompt, retries: 3, then: FALLBACK}` — ask an LLM judge on an
-    OpenAI-compatible endpoint (e.g. `vllm serve`) about a record no step decided: the `prompt` style
-    (default `vlmevalkit-judge`) gets the question, options and stripped reply; each judge reply is
-    parsed by this section's own steps, and the first they answer decides (outcome `judge`). After
-    `retries` unusable replies the `then` fallback decides (none: `unresolved`). `base-url`/`model`
-    may be left out and given by `rulekit eval --judge-url/--judge-model` or RULEKIT_JUDGE_URL /
-    RULEKIT_JUDGE_MODEL (which override them). `temperature` (0: greedy) and `max-tokens` are the
-    judge's sampling. Replies are cached on disk, keyed by model and prompt (rulekit/engine/judge.py).
-    A record whose step fired but whose compare cannot decide (outcome `unresolved`, e.g. `equivalent`
-    with `otherwise: judge`) goes to the judge too; the judge's answer is then scored with no second
-    judge, and without a usable reply or `then` the record stays `unresolved`.
-    `equal-if-contains: TEXT` makes it a grading judge (VLMEvalKit's physics): it is asked about each
-    (prediction, gold) pair the compare left to a judge — prompt variables `{prediction}`, `{gold}` —
-    once per pair; a reply containing TEXT (any case: "not true" contains "true") makes the pair equal.
-    A grading judge is never asked about records no step decided."""
-
-    judge: JudgeSpec
-
-
-_FALLBACK_MODELS = {"random-option": RandomOption, "constant": Constant, "abstain": Abstain, "judge": Judge}
-Fallback = word_union(_FALLBACK_MODELS)
-JudgeSpec.model_rebuild()
-Judge.model_rebuild()
-
-
-def final_fallback(fallback):
-    """The fallback that decides when every judge fails: a `judge`'s `then`, followed to the end."""
-    while isinstance(fallback, Judge):
-        fallback = fallback.judge.then
-    return fallback
-
-
-# ---------------------------------------------------------------- normalize and compare
-class NumberNormalize(Word):
-    """How `normalize` turns numeric strings into numbers: characters to `remove` first (e.g. ","), then
-    `float()`; `round` to that many decimals."""
-
-    remove: str = ""
-    round: int | None = None
-
-
-class Normalize(Word):
-    """`normalize:` applied to every extracted answer and every gold answer of an open question:
-    `number` (strings that parse as floats become rounded numbers), `lowercase`, `strip`,
-    `pad-single-char` (a one-character string becomes two variants, " x" and "x ", so it cannot
-    match inside words), `dedupe` (drop repeated answers)."""
-
-    number: NumberNormalize | None = None
-    strip: bool = True
-    lowercase: bool = True
-    pad_single_char: str | None = None
-    dedupe: bool = True
-
-
-class ExactOptions(Word):
-    """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
-    `gold == pred.lower()`, so a gold with a capital letter never matches)."""
-
-    strip: bool = False
-    case: Literal["exact", "ignore", "lower-prediction"] = "exact"
-
-
-class Exact(Word):
-    """`exact: {strip: false, case: exact}` — the prediction equals the gold string."""
-
-    exact: ExactOptions = ExactOptions()
-
-
-
-
-# Partial-credit and typed compares (VQA benchmarks); implemented in rulekit/ops/scoring.py. A compare
-# may set a fractional `score` (in [0, 1]); `correct` is then `score == 1`.
-class RelaxedOptions(Word):
-    """Options of `relaxed`."""
-
-    tolerance: float = 0.05
-    percent_suffix: bool = True
-    gold_list_literal: bool = False
-
-
-class Relaxed(Word):
-    """`relaxed: {tolerance: 0.05, percent-suffix: true}` — ChartQA's relaxed accuracy (pix2struct
-    `relaxed_correctness`, as in VLMEvalKit). Both texts are read with Python `float()` (surrounding
-    whitespace, "1e3", "nan", "inf" and "1_000" parse; "1,000" and "$5" do not); with `percent-suffix`
-    a text ENDING in "%" is `float(text.rstrip("%")) / 100` ("%" elsewhere makes it unparseable).
-    When the prediction parses and the gold's number is non-zero: correct iff
-    `|pred - gold| / |gold| <= tolerance`. Otherwise (either unparseable, or a gold of 0) the texts
-    must be equal ignoring case, so a gold "0" needs exactly the text "0". A list gold: any of them;
-    `gold-list-literal: true` also reads a gold string holding a Python list literal
-    ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list."""
-
-    relaxed: RelaxedOptions = RelaxedOptions()
-
-
-class AnlsOptions(Word):
-    """Options of `anls`."""
-
-    threshold: float = 0.5
-    denominator: Literal["raw", "normalized"] = "raw"
-    strict: bool = False
-    gold_list_literal: bool = False
-
-
-class Anls(Word):
-    """`anls: {threshold: 0.5, denominator: raw, strict: false}` — ANLS (Average Normalized Levenshtein
-    Similarity; DocVQA, InfoVQA), partial credit. Both texts are stripped, lowercased and their
-    whitespace runs collapsed; their Levenshtein distance (rapidfuzz) is divided by the longer
-    length — of the RAW texts (`len(text.upper())`) with `denominator: raw`, VLMEvalKit's quirk
-    (extra whitespace enlarges the denominator, so it shrinks the distance), or of the normalized
-    texts with `normalized`; two empty texts are at distance 0. Similarity s = 1 − the smallest
-    distance over the golds; s below `threshold` scores 0 (so s exactly at the threshold keeps its
-    score), `strict: true` also zeroes s equal to the threshold (the textbook rule NL < τ).
-    `score` is s; `correct` only when s == 1. `gold-list-literal: true` reads a gold string holding a
-    Python list literal ("['Nov 1', 'November 1']", VLMEvalKit's TSVs) as that list of golds."""
-
-    anls: AnlsOptions = AnlsOptions()
-
-
-class MraOptions(Word):
-    """Options of `mra`."""
-
-    thresholds: list[float] = [0.5, 0.45, 0.40, 0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05]
-    divide_by: Literal["gold", "abs-gold"] = "abs-gold"
-    zero_gold: Literal["error", "exact"] = "exact"
-
-    @field_validator("thresholds")
-    @classmethod
-    def _some(cls, value: list[float]) -> list[float]:
-        if not value:
-            raise ValueError("`thresholds` needs at least one value")
-        return value
-
-
-class Mra(Word):
-    """`mra: {thresholds: [0.5, 0.45, ..., 0.05], divide-by: abs-gold, zero-gold: exact}` — Mean Relative
-    Accuracy (VSI-Bench; Omni3DBench's float answers), partial credit. Both sides are read with
-    `float()`; an unparseable prediction scores 0 (before the gold is looked at). For each threshold t
-    the prediction passes when `|gold - pred| / D < t` (strict), D = the gold itself (`divide-by:
-    gold`, Omni3DBench's code: a negative gold makes every threshold pass) or |gold| (`abs-gold`);
-    score = passes / number of thresholds. A gold of 0: `zero-gold: error` makes the record's outcome
-    `error` (the original raises ZeroDivisionError), `exact` scores 1 for a prediction of exactly 0,
-    else 0. A gold that is not a number is an `error`. `correct` only when every threshold passes;
-    a list gold: the best of them."""
-
-    mra: MraOptions = MraOptions()
-
-
-class YesNoOptions(Word):
-    """Options of `yes-no`."""
-
-    yes: list[str] = ["yes"]
-    no: list[str] = ["no"]
-    match: Literal["substring", "word", "exact"] = "substring"
-
-
-class YesNo(Word):
-    """`yes-no: {"yes": ["yes", "true"], "no": ["no", "false"], match: substring}` — yes/no questions
-    (quote the words: YAML reads a bare yes/no/true/false as a boolean). The gold,
-    stripped and lowercased, must be one of the `yes` or `no` words (otherwise the record is wrong)
-    and picks that side; the lowercased prediction is correct when any word of that side occurs in
-    it: anywhere (`substring`, Omni3DBench: "no" is inside "not sure", "know" and "cannot", "yes"
-    inside "eyes", and a reply holding both words is right either way), as a whole word (`word`), or
-    as the whole stripped prediction (`exact`)."""
-
-    yes_no: YesNoOptions = YesNoOptions()
-
-
-class CompareCase(Word):
-    """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
-
-    when: str
-    compare: "Compare"
-
-
-class Cases(Word):
-    """`cases: [{when: CONDITION, compare: COMPARE}, ...]` — pick the compare per record: the first case
-    whose condition holds decides (conditions as in a step's `when:`, evaluated on the record, with
-    `gold` and `meta.NAME`, e.g. `meta.answer_type == 'float'`; `words`/`length` measure the
-    prediction). When no case holds the record's outcome is `error` (it is counted, not dropped)."""
-
-    cases: list[CompareCase]
-
-
-BARE_COMPARE = Literal["letter", "contains-or-number", "int"]
-BARE_COMPARE_DOC = {
-    "letter": "correct when the extracted letter equals the gold letter (a list gold: any of them).",
-    "contains-or-number": "open questions: correct when a normalized gold string is a substring of an extracted "
-                          "string, or an extracted number equals a normalized numeric gold.",
-    "int": "the prediction and the gold read with Python `int()` are equal (surrounding whitespace, a sign and `_` "
-           "separators are fine; '3.0' or 'three' do not parse, which makes the record wrong); a gold that is not an "
-           "integer makes the outcome `error`.",
-}
-_COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "cases": Cases}
-_COMPARE_MODELS.update(_math.COMPARE_MODELS)
-Compare = word_union(_COMPARE_MODELS, BARE_COMPARE)
-CompareCase.model_rebuild()
+# ---------------------------------------------------------------- fallbacks: rulekit/language/fallbacks.py
+_FALLBACK_MODELS = _fallbacks.FALLBACK_MODELS
+Fallback = _fallbacks.Fallback
+final_fallback = _fallbacks.final_fallback
+
+
+# ---------------------------------------------------------------- normalize and compare: rulekit/language/compares.py
+_COMPARE_MODELS = _compares.COMPARE_MODELS
+Compare = _compares.Compare
 
 
 class Section(Word):

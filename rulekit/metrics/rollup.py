@@ -35,7 +35,7 @@ def labeler(spec: Any) -> Callable[[Record], str]:
         name = spec.field
         return lambda r: group_key(r.field(name))
     from rulekit.language.expr import ConditionFailed, compile_condition
-    from rulekit.ops.record_env import RecordEnv
+    from rulekit.core.record_env import RecordEnv
 
     cases = [(compile_condition(c.when), c.value) for c in spec.cases]
 

@@ -1,6 +1,6 @@
-"""The SymPy side of `rulekit.ops.symbolic`: a worker process that answers equivalence questions.
+"""The SymPy side of `rulekit.core.symbolic`: a worker process that answers equivalence questions.
 
-Started by `rulekit.ops.symbolic.Worker` as its own Python process (never imported by `rulekit`): it
+Started by `rulekit.core.symbolic.Worker` as its own Python process (never imported by `rulekit`): it
 imports SymPy and its LaTeX parser once, says `ready`, then answers requests sent over a
 `multiprocessing` pipe until the pipe closes. The parent kills it when a request runs past its
 time limit and starts a fresh one, so a pathological expression can never hang a run.

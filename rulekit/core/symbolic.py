@@ -3,7 +3,7 @@
 Why a worker process: a SymPy call cannot be interrupted from Python. `signal.alarm` (what the
 originals use, via `timeout_decorator`) only works in the main thread of the main interpreter,
 and per-call subprocesses (the physics original) cost ~1 s of SymPy import each. Here each
-process that needs SymPy starts ONE worker (`rulekit/ops/_sympy_worker.py`, a separate Python
+process that needs SymPy starts ONE worker (`rulekit/core/_sympy_worker.py`, a separate Python
 process) and talks to it over a `multiprocessing` pipe. The time limit is CPU time, counted in
 the worker (ITIMER_PROF): a request past it is interrupted there, the caller gets `MathTimeout`
 and the record's outcome becomes `error`. CPU time does not grow when the machine is loaded, so

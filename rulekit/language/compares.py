@@ -1,0 +1,603 @@
+"""The compare family: how an extracted answer is scored against the gold — each word's model (its
+docstring is what `rulekit vocabulary` prints), how it scores, and the registry the schema, the
+compiler and the engine read, in one module. The math compares (`int-equal`, `float-equal`,
+`equivalent`) live in `rulekit.language.math` and are registered here.
+
+A compare word is a model with `verdict(pred, record, normalize)` → `(correct, score, problem)` and,
+when it has something to prepare once per ruleset, `compile(node)` → an object with the same
+`verdict`; the bare words (`letter`, `contains-or-number`, `int`) are functions in `BARE_VERDICTS`.
+`problem` is a message when the record cannot be scored (a gold of 0 under `mra: {zero-gold:
+error}`, a gold that is not a number, no `cases` entry holding): the engine turns it into outcome
+`error`, which is counted (as wrong), never dropped. A `math.Unresolved` problem means only a judge
+can decide (outcome `unresolved`).
+
+The compares follow the originals' Python semantics exactly (`float()`, `int()`, `str.lower`),
+quirks included, because each reproduces a benchmark's published numbers:
+
+* `relaxed`  — ChartQA relaxed accuracy (reference/behaviour.md §2.12).
+* `anls`     — DocVQA / InfoVQA ANLS (§2.13); edit distance from rapidfuzz.
+* `mra`      — Mean Relative Accuracy over thresholds (Omni3DBench, §2.9).
+* `yes-no`, `int` and `exact: {case: lower-prediction}` — Omni3DBench's other answer types.
+* `cases`    — choose one of the above per record by a condition (Omni3DBench's `answer_type`).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import field_validator
+
+from rulekit.core.errors import Loc
+from rulekit.core.record_env import RecordEnv
+from rulekit.core.records import Record
+from rulekit.core.trace import Decision
+from rulekit.language import math as _math
+from rulekit.language.expr import ConditionFailed, compile_condition
+from rulekit.language.words import Word, word_union
+
+__all__ = ["COMPARE_MODELS", "BARE_VERDICTS", "Compare", "Normalize", "normalize_answers", "compile_compare",
+           "verdict", "scored_decision", "letter_correct", "Settled", "relaxed_correct", "anls_distance", "mra",
+           "yes_no_correct"]
+
+
+class NumberNormalize(Word):
+    """How `normalize` turns numeric strings into numbers: characters to `remove` first (e.g. ","), then
+    `float()`; `round` to that many decimals."""
+
+    remove: str = ""
+    round: int | None = None
+
+
+class Normalize(Word):
+    """`normalize:` applied to every extracted answer and every gold answer of an open question:
+    `number` (strings that parse as floats become rounded numbers), `lowercase`, `strip`,
+    `pad-single-char` (a one-character string becomes two variants, " x" and "x ", so it cannot
+    match inside words), `dedupe` (drop repeated answers)."""
+
+    number: NumberNormalize | None = None
+    strip: bool = True
+    lowercase: bool = True
+    pad_single_char: str | None = None
+    dedupe: bool = True
+
+
+class ExactOptions(Word):
+    """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
+    `gold == pred.lower()`, so a gold with a capital letter never matches)."""
+
+    strip: bool = False
+    case: Literal["exact", "ignore", "lower-prediction"] = "exact"
+
+
+class Exact(Word):
+    """`exact: {strip: false, case: exact}` — the prediction equals the gold string."""
+
+    exact: ExactOptions = ExactOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, score, problem) of `pred` for the record's gold."""
+        return _plain(self, pred, record.answer, normalize)
+
+
+
+
+# Partial-credit and typed compares (VQA benchmarks). A compare
+# may set a fractional `score` (in [0, 1]); `correct` is then `score == 1`.
+class RelaxedOptions(Word):
+    """Options of `relaxed`."""
+
+    tolerance: float = 0.05
+    percent_suffix: bool = True
+    gold_list_literal: bool = False
+
+
+class Relaxed(Word):
+    """`relaxed: {tolerance: 0.05, percent-suffix: true}` — ChartQA's relaxed accuracy (pix2struct
+    `relaxed_correctness`, as in VLMEvalKit). Both texts are read with Python `float()` (surrounding
+    whitespace, "1e3", "nan", "inf" and "1_000" parse; "1,000" and "$5" do not); with `percent-suffix`
+    a text ENDING in "%" is `float(text.rstrip("%")) / 100` ("%" elsewhere makes it unparseable).
+    When the prediction parses and the gold's number is non-zero: correct iff
+    `|pred - gold| / |gold| <= tolerance`. Otherwise (either unparseable, or a gold of 0) the texts
+    must be equal ignoring case, so a gold "0" needs exactly the text "0". A list gold: any of them;
+    `gold-list-literal: true` also reads a gold string holding a Python list literal
+    ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list."""
+
+    relaxed: RelaxedOptions = RelaxedOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, score, problem) of `pred` for the record's gold."""
+        return _typed(self, pred, record.answer)
+
+
+class AnlsOptions(Word):
+    """Options of `anls`."""
+
+    threshold: float = 0.5
+    denominator: Literal["raw", "normalized"] = "raw"
+    strict: bool = False
+    gold_list_literal: bool = False
+
+
+class Anls(Word):
+    """`anls: {threshold: 0.5, denominator: raw, strict: false}` — ANLS (Average Normalized Levenshtein
+    Similarity; DocVQA, InfoVQA), partial credit. Both texts are stripped, lowercased and their
+    whitespace runs collapsed; their Levenshtein distance (rapidfuzz) is divided by the longer
+    length — of the RAW texts (`len(text.upper())`) with `denominator: raw`, VLMEvalKit's quirk
+    (extra whitespace enlarges the denominator, so it shrinks the distance), or of the normalized
+    texts with `normalized`; two empty texts are at distance 0. Similarity s = 1 − the smallest
+    distance over the golds; s below `threshold` scores 0 (so s exactly at the threshold keeps its
+    score), `strict: true` also zeroes s equal to the threshold (the textbook rule NL < τ).
+    `score` is s; `correct` only when s == 1. `gold-list-literal: true` reads a gold string holding a
+    Python list literal ("['Nov 1', 'November 1']", VLMEvalKit's TSVs) as that list of golds."""
+
+    anls: AnlsOptions = AnlsOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, score, problem) of `pred` for the record's gold."""
+        return _typed(self, pred, record.answer)
+
+
+class MraOptions(Word):
+    """Options of `mra`."""
+
+    thresholds: list[float] = [0.5, 0.45, 0.40, 0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05]
+    divide_by: Literal["gold", "abs-gold"] = "abs-gold"
+    zero_gold: Literal["error", "exact"] = "exact"
+
+    @field_validator("thresholds")
+    @classmethod
+    def _some(cls, value: list[float]) -> list[float]:
+        if not value:
+            raise ValueError("`thresholds` needs at least one value")
+        return value
+
+
+class Mra(Word):
+    """`mra: {thresholds: [0.5, 0.45, ..., 0.05], divide-by: abs-gold, zero-gold: exact}` — Mean Relative
+    Accuracy (VSI-Bench; Omni3DBench's float answers), partial credit. Both sides are read with
+    `float()`; an unparseable prediction scores 0 (before the gold is looked at). For each threshold t
+    the prediction passes when `|gold - pred| / D < t` (strict), D = the gold itself (`divide-by:
+    gold`, Omni3DBench's code: a negative gold makes every threshold pass) or |gold| (`abs-gold`);
+    score = passes / number of thresholds. A gold of 0: `zero-gold: error` makes the record's outcome
+    `error` (the original raises ZeroDivisionError), `exact` scores 1 for a prediction of exactly 0,
+    else 0. A gold that is not a number is an `error`. `correct` only when every threshold passes;
+    a list gold: the best of them."""
+
+    mra: MraOptions = MraOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, score, problem) of `pred` for the record's gold."""
+        return _typed(self, pred, record.answer)
+
+
+class YesNoOptions(Word):
+    """Options of `yes-no`."""
+
+    yes: list[str] = ["yes"]
+    no: list[str] = ["no"]
+    match: Literal["substring", "word", "exact"] = "substring"
+
+
+class YesNo(Word):
+    """`yes-no: {"yes": ["yes", "true"], "no": ["no", "false"], match: substring}` — yes/no questions
+    (quote the words: YAML reads a bare yes/no/true/false as a boolean). The gold,
+    stripped and lowercased, must be one of the `yes` or `no` words (otherwise the record is wrong)
+    and picks that side; the lowercased prediction is correct when any word of that side occurs in
+    it: anywhere (`substring`, Omni3DBench: "no" is inside "not sure", "know" and "cannot", "yes"
+    inside "eyes", and a reply holding both words is right either way), as a whole word (`word`), or
+    as the whole stripped prediction (`exact`)."""
+
+    yes_no: YesNoOptions = YesNoOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, score, problem) of `pred` for the record's gold."""
+        return _typed(self, pred, record.answer)
+
+
+class CompareCase(Word):
+    """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
+
+    when: str
+    compare: "Compare"
+
+
+class Cases(Word):
+    """`cases: [{when: CONDITION, compare: COMPARE}, ...]` — pick the compare per record: the first case
+    whose condition holds decides (conditions as in a step's `when:`, evaluated on the record, with
+    `gold` and `meta.NAME`, e.g. `meta.answer_type == 'float'`; `words`/`length` measure the
+    prediction). When no case holds the record's outcome is `error` (it is counted, not dropped)."""
+
+    cases: list[CompareCase]
+
+    def compile(self, node: Any = None) -> "CompiledCases":
+        """The cases' conditions and compares compiled once, errors located at their line in `node`."""
+        return compile_cases(self, node)
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Not compiled (a caller outside the engine): compile, then decide."""
+        return compile_cases(self).verdict(pred, record, normalize)
+
+
+BARE_COMPARE = Literal["letter", "contains-or-number", "int"]
+BARE_COMPARE_DOC = {
+    "letter": "correct when the extracted letter equals the gold letter (a list gold: any of them).",
+    "contains-or-number": "open questions: correct when a normalized gold string is a substring of an extracted "
+                          "string, or an extracted number equals a normalized numeric gold.",
+    "int": "the prediction and the gold read with Python `int()` are equal (surrounding whitespace, a sign and `_` "
+           "separators are fine; '3.0' or 'three' do not parse, which makes the record wrong); a gold that is not an "
+           "integer makes the outcome `error`.",
+}
+COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "cases": Cases}
+COMPARE_MODELS.update(_math.COMPARE_MODELS)
+Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
+CompareCase.model_rebuild()
+
+
+# ---------------------------------------------------------------- normalize
+def normalize_value(value: Any, spec: Normalize) -> list:
+    """One answer → its normalized forms (a number, or one or two strings)."""
+    s = value if isinstance(value, str) else str(value)
+    if spec.strip:
+        s = s.strip()
+    if spec.number is not None:
+        t = s
+        for ch in spec.number.remove:
+            t = t.replace(ch, "")
+        try:
+            number = float(t)
+        except ValueError:
+            pass
+        else:
+            return [round(number, spec.number.round) if spec.number.round is not None else number]
+    if spec.lowercase:
+        s = s.lower()
+    if spec.pad_single_char is not None and len(s) == 1:
+        return [spec.pad_single_char + s, s + spec.pad_single_char]
+    return [s]
+
+
+def normalize_answers(answer: Any, spec: Normalize) -> list:
+    """Normalize every extracted answer; dedupe keeping first occurrences when asked."""
+    out = []
+    for a in (answer if isinstance(answer, list) else [answer]):
+        out.extend(normalize_value(a, spec))
+    if spec.dedupe:
+        seen, unique = set(), []
+        for v in out:
+            key = (type(v) is str, v)
+            if key not in seen:
+                seen.add(key)
+                unique.append(v)
+        out = unique
+    return out
+
+
+# ---------------------------------------------------------------- the bare compares and `exact`
+def letter_correct(pred: str, gold: Any) -> bool:
+    """The `letter` compare of a text prediction: equal to the gold, or to one of a list of golds,
+    each as text (the engine calls it directly on its hot path)."""
+    if type(gold) is str:
+        return pred == gold
+    return any(pred == (g if type(g) is str else str(g)) for g in (gold if type(gold) is list else (gold,))
+               if g is not None)
+
+
+def _letter(pred: Any, record: Record, normalize: Normalize | None) -> tuple:
+    """`letter` for any prediction: equal to a gold (each read as text)."""
+    golds = record.answer if isinstance(record.answer, list) else [record.answer]
+    correct = any(pred == (g if isinstance(g, str) else str(g)) for g in golds if g is not None)
+    return correct, 1.0 if correct else 0.0, None
+
+
+def _contains_or_number(pred: Any, record: Record, normalize: Normalize | None) -> tuple:
+    """`contains-or-number`: a normalized gold string inside an extracted string, or equal numbers."""
+    gold = record.answer
+    golds = gold if isinstance(gold, list) else [gold]
+    spec = normalize or Normalize()
+    norm = []
+    for g in golds:
+        if g is not None:
+            norm.extend(normalize_value(g if isinstance(g, str) else str(g), spec))
+    for p in (pred if isinstance(pred, list) else [pred]):
+        if isinstance(p, str):
+            if any(isinstance(g, str) and g in p for g in norm):
+                return True, 1.0, None
+        elif any(type(g) is not str and p == g for g in norm):
+            return True, 1.0, None
+    return False, 0.0, None
+
+
+def _plain(kind: Exact, pred: Any, gold: Any, normalize: Normalize | None) -> tuple:
+    """`exact`: the prediction equals one gold string (after `strip` / `case`)."""
+    golds = gold if isinstance(gold, list) else [gold]
+    opts = kind.exact
+    a = pred if isinstance(pred, str) else str(pred)
+    if opts.strip:
+        a = a.strip()
+    if opts.case in ("ignore", "lower-prediction"):
+        a = a.lower()
+    for g in golds:
+        if g is None:
+            continue
+        b = g if isinstance(g, str) else str(g)
+        if opts.strip:
+            b = b.strip()
+        if opts.case == "ignore":
+            b = b.lower()
+        if a == b:
+            return True, 1.0, None
+    return False, 0.0, None
+
+
+BARE_VERDICTS = {
+    "letter": _letter,
+    "contains-or-number": _contains_or_number,
+    "int": lambda pred, record, normalize: _typed("int", pred, record.answer),
+}
+
+
+# ---------------------------------------------------------------- cases, compiled
+class CompiledCases:
+    """A `cases:` compare with its conditions compiled: `cases` = ((condition, compiled compare), ...)."""
+
+    __slots__ = ("cases",)
+
+    def __init__(self, cases: tuple):
+        self.cases = cases
+
+    def verdict(self, pred: Any, record: Record, normalize: Normalize | None = None) -> tuple:
+        """The first case whose condition holds decides; none holding is a problem (outcome `error`)."""
+        env = RecordEnv(record, pred if isinstance(pred, str) else None)
+        for condition, inner in self.cases:
+            try:
+                holds = condition(env)
+            except ConditionFailed as exc:
+                return None, 0.0, f"compare `cases`: {exc}"
+            if holds:
+                return verdict(inner, pred, record, normalize)
+        return None, 0.0, "compare `cases`: no case holds for this record"
+
+    def __repr__(self) -> str:
+        return f"CompiledCases({[c.source for c, _ in self.cases]})"
+
+
+def compile_cases(kind: Cases, node: Any = None) -> CompiledCases:
+    """A validated `cases` compare → its compiled form (conditions located in the ruleset file)."""
+    raw_cases = node.get("cases") if isinstance(node, dict) else None
+    out = []
+    for i, case in enumerate(kind.cases):
+        raw = raw_cases[i] if isinstance(raw_cases, list) and i < len(raw_cases) else None
+        loc: Loc | None = None
+        if raw is not None and hasattr(raw, "locs"):
+            loc = raw.locs.get("when")
+        elif raw_cases is not None:
+            loc = getattr(raw_cases, "loc", None)
+        condition = compile_condition(case.when, loc)
+        inner = raw.get("compare") if isinstance(raw, dict) else None
+        out.append((condition, compile_compare(case.compare, inner)))
+    return CompiledCases(tuple(out))
+
+
+# ---------------------------------------------------------------- the entry points
+def compile_compare(kind: Any, node: Any = None) -> Any:
+    """A section's validated `compare` → what `verdict` takes: the word's `compile(node)` when it has
+    one (conditions, prepare ops and regexes compiled once, errors located in the ruleset file),
+    else the word itself."""
+    compile_ = getattr(kind, "compile", None)
+    return compile_(node) if compile_ is not None else kind
+
+
+class Settled:
+    """A compare scoring an answer that a judge gave: where `compare` would ask a judge (an
+    `Unresolved` verdict), its `settled` verdict counts instead — no second judge is asked."""
+
+    __slots__ = ("compare",)
+
+    def __init__(self, compare: Any):
+        self.compare = compare
+
+    def verdict(self, pred: Any, record: Record, normalize: Normalize | None = None) -> tuple:
+        """The inner compare's verdict, with an `Unresolved` one replaced by its `settled` verdict."""
+        correct, score, problem = verdict(self.compare, pred, record, normalize)
+        if getattr(problem, "outcome", None) == "unresolved":
+            return (*problem.settled, None)
+        return correct, score, problem
+
+    def __repr__(self) -> str:
+        return f"Settled({self.compare!r})"
+
+
+def verdict(kind: Any, pred: Any, record: Record, normalize: Normalize | None = None
+            ) -> tuple[bool | None, float, str | None]:
+    """(correct, score in [0, 1], problem or None) of `pred` for `record` under the compare `kind`
+    (a bare word, a compare model, or a compiled compare)."""
+    if pred is None:
+        return False, 0.0, None
+    if kind == "letter" and type(pred) is str:  # the common case, inline
+        correct = letter_correct(pred, record.answer)
+        return correct, 1.0 if correct else 0.0, None
+    scorer = BARE_VERDICTS.get(kind) if type(kind) is str else getattr(kind, "verdict", None)
+    if scorer is None:
+        raise TypeError(f"no scorer for compare {kind!r}")
+    return scorer(pred, record, normalize)
+
+
+def scored_decision(kind: Any, pred: Any, record: Record, normalize: Normalize | None, outcome: str,
+                    step: str | None, **extra: Any) -> Decision:
+    """The Decision for `pred` (outcome `error`, no prediction, when the compare cannot score it)."""
+    correct, score, problem = verdict(kind, pred, record, normalize)
+    if getattr(problem, "outcome", None) == "unresolved":  # only a judge can decide (rulekit/language/math.py);
+        # the message stays the `Unresolved` itself: a judge fallback reads what it must ask from it
+        return Decision(record.id, pred, False, 0.0, "unresolved", step, message=problem, **extra)
+    if problem is not None:
+        return Decision(record.id, None, None, 0.0, "error", step,
+                        message=f"{problem} (prediction {_short(pred)})", reason=_reason(problem), **extra)
+    return Decision(record.id, pred, correct, score, outcome, step, **extra)
+
+
+def _reason(problem: str) -> str:
+    """A compare problem without the record's details, for the error summary: "compare `mra`",
+    "equivalent: MathTimeout" (the words before the first colon, and the kind of math error)."""
+    head, _, rest = str(problem).partition(":")
+    if head == "equivalent" and rest.strip():
+        return f"equivalent: {rest.split(':')[0].strip()}"[:60]
+    return head[:60]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# ---------------------------------------------------------------- typed compares
+def _golds(gold: Any, list_literal: bool = False) -> list:
+    if list_literal and isinstance(gold, str):
+        gold = _list_literal(gold)
+    return [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
+
+
+def _list_literal(text: str) -> Any:
+    """VLMEvalKit's `istype(answer, list)` then `eval(answer)`: a string holding a Python list literal
+    becomes that list (read with `ast.literal_eval`, never `eval`); anything else stays as it is."""
+    t = text.strip()
+    if not (t.startswith("[") and t.endswith("]")) or len(t) > 100_000:
+        return text
+    import ast
+
+    try:
+        value = ast.literal_eval(t)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+    return value if isinstance(value, list) else text
+
+
+def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | None]:
+    """Best (score, correct) over every prediction × gold pair; the first problem stops the record."""
+    preds = pred if isinstance(pred, list) else [pred]
+    options = getattr(kind, "relaxed", None) or getattr(kind, "anls", None)
+    golds = _golds(gold, bool(getattr(options, "gold_list_literal", False)))
+    if not golds:
+        return False, 0.0, None
+    if isinstance(kind, Anls):
+        best = max(_anls(p, golds, kind.anls) for p in preds)
+        return best == 1.0, best, None
+    best = 0.0
+    for p in preds:
+        for g in golds:
+            score, problem = _one(kind, p, g)
+            if problem is not None:
+                return None, 0.0, problem
+            best = max(best, score)
+    return best == 1.0, best, None
+
+
+def _one(kind: Any, pred: Any, gold: Any) -> tuple[float, str | None]:
+    if kind == "int":
+        return _int(pred, gold)
+    if isinstance(kind, Relaxed):
+        return (1.0 if relaxed_correct(gold, pred, kind.relaxed) else 0.0), None
+    if isinstance(kind, Mra):
+        return mra(pred, gold, kind.mra)
+    return (1.0 if yes_no_correct(pred, gold, kind.yes_no) else 0.0), None
+
+
+def _int(pred: Any, gold: Any) -> tuple[float, str | None]:
+    """Omni3DBench counts: `int(pred)` failing is a miss; `int(gold)` failing is an error."""
+    try:
+        p = int(pred)
+    except (ValueError, TypeError, OverflowError):
+        return 0.0, None
+    try:
+        g = int(gold)
+    except (ValueError, TypeError, OverflowError):
+        return 0.0, f"compare `int`: the gold {gold!r} is not an integer"
+    return (1.0 if p == g else 0.0), None
+
+
+def _to_float(text: str, percent_suffix: bool) -> float | None:
+    """pix2struct's `_to_float`: Python float(), a trailing "%" (all of them, `rstrip`) divides by 100."""
+    try:
+        if percent_suffix and text.endswith("%"):
+            return float(text.rstrip("%")) / 100.0
+        return float(text)
+    except ValueError:
+        return None
+
+
+def relaxed_correct(target: Any, prediction: Any, spec: RelaxedOptions) -> bool:
+    """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`."""
+    prediction, target = str(prediction), str(target)
+    p = _to_float(prediction, spec.percent_suffix)
+    t = _to_float(target, spec.percent_suffix)
+    if p is not None and t:
+        return abs(p - t) / abs(t) <= spec.tolerance
+    return prediction.lower() == target.lower()
+
+
+def anls_distance(gold: Any, pred: Any, raw_denominator: bool = True) -> float:
+    """VLMEvalKit's `anls_compute`: normalized Levenshtein distance of the stripped, lowercased,
+    whitespace-collapsed texts, over the longer RAW length (`len(x.upper())`) or normalized length."""
+    from rapidfuzz.distance import Levenshtein
+
+    gold, pred = str(gold), str(pred)
+    g = " ".join(gold.strip().lower().split())
+    d = " ".join(pred.strip().lower().split())
+    dist = Levenshtein.distance(g, d)
+    length = max(len(gold.upper()), len(pred.upper())) if raw_denominator else max(len(g), len(d))
+    return 0.0 if length == 0 else float(dist) / float(length)
+
+
+def _anls(pred: Any, golds: list, spec: AnlsOptions) -> float:
+    raw = spec.denominator == "raw"
+    s = 1.0 - min(anls_distance(g, pred, raw) for g in golds)
+    if s < spec.threshold or (spec.strict and s <= spec.threshold):
+        return 0.0
+    return max(0.0, min(1.0, s))
+
+
+def mra(pred: Any, gold: Any, spec: MraOptions) -> tuple[float, str | None]:
+    """Mean Relative Accuracy of one pair, in Omni3DBench's order: the prediction is parsed first."""
+    try:
+        p = float(pred)
+    except (ValueError, TypeError, OverflowError):
+        return 0.0, None
+    try:
+        g = float(gold)
+    except (ValueError, TypeError, OverflowError):
+        return 0.0, f"compare `mra`: the gold {gold!r} is not a number"
+    denominator = g if spec.divide_by == "gold" else abs(g)
+    if denominator == 0:
+        if spec.zero_gold == "error":
+            return 0.0, "compare `mra`: division by a gold of 0 (the original raises ZeroDivisionError)"
+        return (1.0 if p == 0 else 0.0), None
+    relative = abs(g - p) / denominator
+    if math.isnan(relative):
+        return 0.0, None
+    passed = sum(1 for t in spec.thresholds if relative < t)
+    return passed / len(spec.thresholds), None
+
+
+_WORD_CACHE: dict[str, re.Pattern] = {}
+
+
+def yes_no_correct(pred: Any, gold: Any, spec: YesNoOptions) -> bool:
+    """Omni3DBench's yes/no rule: a word of the gold's side occurs in the lowercased prediction."""
+    g = str(gold).strip().lower()
+    yes = [w.lower() for w in spec.yes]
+    no = [w.lower() for w in spec.no]
+    side = yes if g in yes else no if g in no else None
+    if side is None:
+        return False
+    p = str(pred).lower()
+    if spec.match == "substring":
+        return any(w in p for w in side)
+    if spec.match == "exact":
+        return p.strip() in side
+    for w in side:
+        pattern = _WORD_CACHE.get(w)
+        if pattern is None:
+            pattern = _WORD_CACHE[w] = re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)")
+        if pattern.search(p):
+            return True
+    return False
