@@ -243,7 +243,12 @@ def gens(hint=st.text(max_size=8)):
 # ====================================================================== 1. records
 def _letters(ruleset: CompiledRuleset, record: Record) -> set:
     section = ruleset.sections[record.question_type]
-    return set(record.choices) if record.choices else set(section.letters_if_missing)
+    letters = set(record.choices) if record.choices else set(section.letters_if_missing)
+    for code in range(ord("A"), ord("Z") + 1):  # `letters-at-least` pads with the first missing letters
+        if len(letters) >= section.letters_at_least:
+            break
+        letters.add(chr(code))
+    return letters
 
 
 def _fallback_letters(ruleset: CompiledRuleset, record: Record) -> set:
@@ -547,7 +552,9 @@ class RulesetGen(CondGen):
     def pick_(self):
         x = self.r.random()
         if x < 0.5:
-            return self.v(["only", "first", "last", "rightmost", "all"], ["middle"])
+            return self.v(["only", "single", "first", "last", "rightmost", "all"], ["middle"])
+        if x < 0.6:
+            return {"random": self.options({"seed": lambda: self.v([0, 7, -3], ["x"])})}
         if x < 0.8:
             return {"rightmost-of": self.template(),
                     **self.options({"ties": lambda: self.v(["option-order", "first", "last"], ["random"])})}
@@ -565,7 +572,8 @@ class RulesetGen(CondGen):
             "truncate": lambda: {"truncate": self.pick([0, 5, 100, -3, 2**40])},
             "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}]],
                                                   [[{"regex": "(x)"}], []]),
-                                **self.options({"join": lambda: self.pick(["", ",", " "])})},
+                                **self.options({"join": lambda: self.pick(["", ",", " "]),
+                                                "otherwise": lambda: self.v(["keep", "empty"], ["drop"])})},
             "slice": lambda: {"slice": self.v([[2, -2], [0, 1], [None, 3]], [[1], "x"])},
             "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],
                                                         [{"at": ""}, {"index": 2}])},
@@ -673,6 +681,7 @@ class RulesetGen(CondGen):
                 "fallback": lambda: self.maybe(self.fallback), "compare": lambda: self.maybe(self.compare),
                 "normalize": lambda: self.maybe(self.normalize),
                 "letters-if-missing": lambda: self.maybe(lambda: self.some(lambda: self.pick(["A", "B", "C", "D", "Z", "1"]), 4)),
+                "letters-at-least": lambda: self.maybe(lambda: self.v([0, 2, 4, 10], [-1, 27])),
                 "from": lambda: self.v(["lmms-eval", "mmmu"] + (["vlmevalkit", "vlmevalkit@v1"] if name == "multiple-choice" else []),
                                        sorted(BUILTINS) + ["nope", "lmms"])}
         sec = {k: spec[k]() for k in spec if self.chance(0.1 if k == "from" else 0.4)}

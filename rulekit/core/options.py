@@ -70,14 +70,31 @@ def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
     return opts.cache if uses_option_text else opts.shared
 
 
-def option_set(choices: dict[str, str] | None, fallback_letters: tuple = ()) -> OptionSet:
+def option_set(choices: dict[str, str] | None, fallback_letters: tuple = (), at_least: int = 0) -> OptionSet:
     """The OptionSet of a record's choices (or of the section's `letters-if-missing` when it has
-    none). Built per record: it is cheap (texts are lowercased only when asked), while looking it
-    up in a cache would hash every option text; what steps expand per set of letters is cached
-    by the letters (`pattern_cache`)."""
+    none), padded to `at_least` letters (the section's `letters-at-least`). Built per record: it is
+    cheap (texts are lowercased only when asked), while looking it up in a cache would hash every
+    option text; what steps expand per set of letters is cached by the letters (`pattern_cache`)."""
     if choices:
+        if len(choices) < at_least:
+            choices = {**choices, **{letter: "" for letter in _more_letters(choices, at_least)}}
         return OptionSet(choices)
-    found = _NO_CHOICES.get(fallback_letters)
+    key = (fallback_letters, at_least)
+    found = _NO_CHOICES.get(key)
     if found is None:
-        found = _NO_CHOICES[fallback_letters] = OptionSet({l: "" for l in fallback_letters}, has_text=False)
+        letters = {letter: "" for letter in fallback_letters}
+        if len(letters) < at_least:
+            letters.update({letter: "" for letter in _more_letters(letters, at_least)})
+        found = _NO_CHOICES[key] = OptionSet(letters, has_text=False)
     return found
+
+
+def _more_letters(present, at_least: int) -> list[str]:
+    """The first letters A, B, C, ... not in `present`, as many as it takes to have `at_least`."""
+    out = []
+    for code in range(ord("A"), ord("Z") + 1):
+        if len(present) + len(out) >= at_least:
+            break
+        if chr(code) not in present:
+            out.append(chr(code))
+    return out

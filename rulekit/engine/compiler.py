@@ -61,6 +61,7 @@ class CompiledSection:
     normalize: S.Normalize | None
     compare: Any
     letters_if_missing: tuple = ()
+    letters_at_least: int = 0
 
 
 @dataclass
@@ -118,7 +119,7 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
     prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
     compare = compile_compare(section.compare, data.get("compare") if data is not None else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
-                           tuple(section.letters_if_missing))
+                           tuple(section.letters_if_missing), section.letters_at_least)
 
 
 def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> CompiledStep:

@@ -5,8 +5,11 @@ A new pick is a model, its registry line and its branch in `Picker.__call__`, al
 """
 from __future__ import annotations
 
+import random
 import re
 from typing import Any, Callable, Literal
+
+from pydantic import Field
 
 from rulekit.core.options import OptionSet, pattern_cache
 from rulekit.core.trace import Candidate
@@ -39,9 +42,27 @@ class Rightmost(Word):
     rightmost: RightmostOptions = RightmostOptions()
 
 
-BARE_PICK = Literal["only", "first", "last", "rightmost", "all"]
+class RandomPickOptions(Word):
+    """Options of the `random` pick."""
+
+    seed: int = Field(default=0, ge=-(2**63), le=2**63 - 1)
+
+
+class RandomPick(Word):
+    """`random: {seed: 0}` — one of the candidates' distinct answers (in option order), drawn by an RNG
+    keyed by (seed, the step's text): the same reply always draws the same answer, in any input
+    order or process. It stands for an original whose choice depends on Python's per-process hash
+    seed (Atropos' last-resort letter: `for letter in reversed(list(set_of_letters))`), which picks
+    each present letter with about equal chance from one run to the next."""
+
+    random: RandomPickOptions = RandomPickOptions()
+
+
+BARE_PICK = Literal["only", "single", "first", "last", "rightmost", "all"]
 BARE_PICK_DOC = {
     "only": "fires only when the candidates hold exactly one distinct answer.",
+    "single": "fires only when exactly one candidate was found: a repeated answer counts each time, so 'B or B' "
+              "does not fire where `only` answers B (Atropos' `len(findall(...)) == 1`).",
     "first": "the earliest candidate in the text.",
     "last": "the candidate that starts last in the text.",
     "rightmost": "the answer whose last occurrence starts furthest right; ties to option order.",
@@ -51,6 +72,7 @@ BARE_PICK_DOC = {
 PICKS: dict[str, tuple[type[Word], Callable[[Any], tuple[str, str | None, str]]]] = {
     "rightmost-of": (RightmostOf, lambda p: ("rightmost-of", p.rightmost_of, p.ties)),
     "rightmost": (Rightmost, lambda p: ("rightmost", None, p.rightmost.ties)),
+    "random": (RandomPick, lambda p: ("random", str(p.random.seed), "option-order")),
 }
 PICK_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PICKS.items()}
 _CONFIG = {model: config for model, config in PICKS.values()}
@@ -94,6 +116,14 @@ class Picker:
             return c.answer, f"last candidate, at {c.start}" if explain else ""
         if len(kept) == 1:
             return kept[0].answer, "one answer found" if kind != "only" else "the only answer found"
+        if kind == "single":
+            return NO_ANSWER, f"{len(kept)} candidates; `single` needs exactly one" if explain else ""
+        if kind == "random":
+            order = {l: i for i, l in enumerate(opts.letters)}
+            distinct = sorted(dict.fromkeys(c.answer for c in kept), key=lambda a: (order.get(a, len(order)), str(a)))
+            drawn = random.Random(f"{self.template}\x1f{text}").choice(distinct)
+            return drawn, (f"drawn from {len(distinct)} answers ({', '.join(map(str, distinct))}) by seed "
+                           f"{self.template} and the text" if explain else "")
         distinct = list(dict.fromkeys(c.answer for c in kept))
         if kind == "only":
             if len(distinct) == 1:

@@ -73,12 +73,14 @@ ExtractSource = Union[BoxedFind, ExtractRegex]
 class ExtractOp(Word):
     """`extract: [SOURCE, ...]` with `join: ","` — replace the text by what the FIRST source that finds
     anything found, its answers joined with `join`; when no source finds anything the text is left as
-    it is. A source is a `boxed` find or `{regex: PATTERN}` (named group `answer`). Example, the
-    OlympiadBench preprocessing: every `\\boxed{}` joined with ","; else the `$...$` spans of the last
-    line; else the whole text."""
+    it is (`otherwise: keep`) or becomes empty (`otherwise: empty`: a step whose own prepare holds the
+    op then finds nothing, e.g. "read the `<answer>` tag, and only the tag"). A source is a `boxed`
+    find or `{regex: PATTERN}` (named group `answer`). Example, the OlympiadBench preprocessing:
+    every `\\boxed{}` joined with ","; else the `$...$` spans of the last line; else the whole text."""
 
     extract: list[ExtractSource]
     join: str = ""
+    otherwise: Literal["keep", "empty"] = "keep"
 
 
 class SliceOp(Word):
@@ -184,14 +186,14 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
                 raise RulesetError(f"regex `{source.regex}` has no named group `(?P<{source.group}>...)`", loc,
                                    code="E121")
             sources.append(lambda t, p=pattern, g=source.group, m=source.matches: _regex_answers(p, g, m, t))
-    join = op.join
+    join, keep = op.join, op.otherwise == "keep"
 
     def extract(text: str) -> str:
         for source in sources:
             found = source(text)
             if found:
                 return join.join(found)
-        return text
+        return text if keep else ""
     return extract
 
 

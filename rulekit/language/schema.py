@@ -81,7 +81,11 @@ class Section(Word):
     """The pipeline for one question type: `prepare` ops, `steps`, then `fallback`, `normalize` and
     `compare`. `from: RULESET` starts from that ruleset's section (keys given here override it).
     `letters-if-missing: [A, B, ...]` gives option letters to records that ship no options (their
-    option texts are unknown, so `option-text` finds nothing for them)."""
+    option texts are unknown, so `option-text` finds nothing for them). `letters-at-least: N` pads a
+    record with fewer option letters with the first letters of the alphabet it lacks, up to N
+    (Atropos' `ascii_uppercase[:max(n, 4)]`: a 3-option question still accepts `D`); an added
+    letter's option text is empty, and an empty text always occurs for `option-text`, so use it
+    with letter finds."""
 
     from_: str | None = Field(default=None, alias="from")
     prepare: list[PrepareOp] = []
@@ -90,6 +94,7 @@ class Section(Word):
     normalize: Normalize | None = None
     compare: Compare = "letter"
     letters_if_missing: list[str] = []
+    letters_at_least: int = Field(default=0, ge=0, le=26)
 
 
 class Example(Word):

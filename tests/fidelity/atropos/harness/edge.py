@@ -1,0 +1,42 @@
+"""Generated edge-case records for the Atropos extractors: fragments that hit every pattern and quirk,
+combined at random (seeded)."""
+import json, random, sys
+
+FRAG = ["<answer>B</answer>", "<answer> (c). </answer>", "<ANSWER>Final Answer: d</ANSWER>", "<answer></answer>",
+        "<answer>I choose A</answer>", "<answer>A or B</answer>", "<answer>B, B</answer>", "<answer>it's: C!</answer>",
+        "<answer>the correct option is (D)</answer>", "<answer>\x1cB\x1c</answer>", "<answer>b\n</answer>",
+        "The final answer is B. I hope it is correct.", "final answer is (c)  i hope", "Final answer: well, it is C",
+        "the answer is a", "The answer is (B).", "Answer: maybe D", "answer (A)", "ANSWER\x1cC", "**B**: dog",
+        "(C) cow", "\nD. hen", "\n  **a)** first", "a cat", "S = a² = 2", "x²b", "CAT", "dog", "", "Yes", "No.",
+        "yesterday", "Nothing here", "not correct", "That is false.", "affirmative", "negative", "incorrect",
+        "It is TRUE", "no", " yes ", "ÄB", "é A é", "A\u0301", "b\u00b2", "_B_", "(B)", "B)", "[C]", "D:", "Option E",
+        "answer:\x1fF", "The answer is\x1dB", "first line\n(b) second", "I think it's D", "maybe e or f"]
+OPTIONS = [None, {"A": "cat", "B": "dog"}, {"A": "cat", "B": "dog", "C": "cow"},
+           {"A": "cat", "B": "dog", "C": "cow", "D": "hen"}, {k: f"opt {k}" for k in "ABCDEF"}]
+
+
+def records(n, seed=0):
+    rng = random.Random(seed)
+    for i in range(n):
+        parts = [rng.choice(FRAG) for _ in range(rng.randint(1, 4))]
+        sep = rng.choice([" ", "\n", "", ". ", "\x1c"])
+        opts = rng.choice(OPTIONS)
+        letters = list(opts) if opts else list("ABCD")
+        yield {"id": f"edge/{i}", "question_type": "multiple-choice", "question": "q?", "choices": opts,
+               "answer": rng.choice(letters), "response": sep.join(parts)}
+
+
+def yes_no_records(n, seed=1):
+    rng = random.Random(seed)
+    for i in range(n):
+        parts = [rng.choice(FRAG) for _ in range(rng.randint(1, 3))]
+        yield {"id": f"edge-yn/{i}", "question_type": "open", "question": "q?", "choices": None,
+               "answer": rng.choice(["yes", "no", "Yes", "NO ", "true", "0"]), "response": rng.choice([" ", "\n", ""]).join(parts)}
+
+
+if __name__ == "__main__":
+    kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    gen = records if kind == "mcq" else yes_no_records
+    with open(out, "w", encoding="utf-8") as f:
+        for r in gen(n):
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")

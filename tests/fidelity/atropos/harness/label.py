@@ -1,0 +1,54 @@
+"""Run the ORIGINAL Atropos run_item on corpus replies (the model call replaced by the stored reply)
+and write what it decided: prediction, correct, extraction method. Usage:
+    PYTHONHASHSEED=N python label.py BENCH OUT.jsonl [records.jsonl]"""
+import asyncio, json, sys
+from pathlib import Path
+from types import SimpleNamespace
+import load
+
+CORPUS = str(Path(__file__).resolve().parents[4] / "shared" / "corpus" / "responses.jsonl")
+BENCH_OF = {"mmstar": "MMStar", "mmbench": "MMBench", "blink": "BLINK", "mmmu": "MMMU", "mmmu_pro": "MMMU-Pro",
+            "hallusionbench": "HallusionBench", "mmt_bench": None, "mmvp": None, "seedbench2_plus": None, "ai2d": None,
+            "pope": None}
+
+
+def item_for(bench, r):
+    """The dataset item the environment would have read, built from a corpus record."""
+    choices = r.get("choices") or {}
+    if bench in ("mmstar", "mmbench", "blink", "mmt_bench", "mmvp"):
+        return {"question": r.get("question", ""), **choices, "answer": r["answer"], "index": r["id"],
+                "category": (r.get("meta") or {}).get("category", "")}
+    if bench in ("mmmu", "mmmu_pro"):
+        return {"question": r.get("question", ""), "options": str(list(choices.values())) if choices else "[]",
+                "answer": r["answer"], "id": r["id"]}
+    if bench in ("pope", "hallusionbench"):
+        return {"question": r.get("question", ""), "answer": r["answer"], "id": r["id"],
+                "gt_answer": r["answer"], "category": (r.get("meta") or {}).get("category", "")}
+    raise SystemExit(f"no item mapping for {bench}")
+
+
+def run(bench, records):
+    mod = load.env(bench)
+    inst = load.instance(mod)
+
+    async def reply_with(text):
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
+
+    for r in records:
+        inst.chat_completion = lambda server, messages, _t=r["response"]: reply_with(_t)
+        metrics, sample = asyncio.run(inst.run_item(None, item_for(bench, r)))
+        yield {"id": r["id"], "pred": sample.get("prediction", sample.get("extracted")), "correct": sample.get("correct"),
+               "accuracy": metrics.get("accuracy"), "method": sample.get("extraction_method"), "error": sample.get("error")}
+
+
+if __name__ == "__main__":
+    bench, out = sys.argv[1], sys.argv[2]
+    src = sys.argv[3] if len(sys.argv) > 3 else CORPUS
+    want = BENCH_OF.get(bench)
+    recs = [json.loads(l) for l in open(src, encoding="utf-8")]
+    if src == CORPUS:
+        recs = [r for r in recs if r["benchmark"] == want]
+    with open(out, "w", encoding="utf-8") as f:
+        for row in run(bench, recs):
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(bench, len(recs))
