@@ -53,7 +53,11 @@ class RegexFind(Word):
     """`regex: PATTERN` — matches of a regular expression (the `regex` module, run with a time limit).
     The answer is the named group `group` (default `answer`; `{letters}` in the pattern becomes a
     character class of the option letters). `matches: first` looks at the first match only (like
-    `re.search`). `transform: upper|lower|strip` is applied to the captured answer."""
+    `re.search`). `transform: upper|lower|strip` is applied to the captured answer. Any ruleset
+    pattern (finds, prepare ops) that starts with `(?py)` reads `\\s`, `\\w`, `\\b` (and `\\S`,
+    `\\W`, `\\B`) as Python's `re` does — the `regex` module does not count \\x1c-\\x1f as
+    whitespace, counts combining marks as word characters and "²" as not — so an original written
+    for `re` is matched exactly."""
 
     regex: str
     group: str = "answer"
