@@ -6,6 +6,7 @@ registry line here.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Literal, Optional, Union
 
 import regex
@@ -104,6 +105,25 @@ class SplitTakeOp(Word):
     `strip: true` strips whitespace from the kept piece."""
 
     split_take: SplitTakeSpec
+
+
+class PunctuationSpec(Word):
+    """Options of `punctuation`."""
+
+    chars: str = Field(default=';/[]"{}()=+\\_-><@`,?!', min_length=1)
+    periods: Optional[int] = Field(default=32, ge=1)
+
+
+class PunctuationOp(Word):
+    """`punctuation: {}` — the VQA evaluation's punctuation rule (`processPunctuation` of the VQAv2
+    scorer, as VLMEvalKit's `process_punctuation` and lmms-eval copy it). For each character of
+    `chars`, in order: when the ORIGINAL text has it next to a space (`c + " "` or `" " + c`) or has
+    a comma between two digits anywhere, every occurrence is removed; otherwise each becomes a space.
+    Then periods that are not next to a digit are removed — the first `periods` of them: the original
+    passes `re.UNICODE` (32) as `re.sub`'s count, so a reply with more than 32 such periods keeps the
+    rest (`periods: null` removes all)."""
+
+    punctuation: PunctuationSpec = PunctuationSpec()
 
 
 class RegexReplaceSpec(Word):
@@ -233,6 +253,22 @@ def _regex_replace(op: RegexReplaceOp, loc: Loc | None) -> Callable[[str], str]:
     return regex_replace
 
 
+_DIGIT_COMMA = re.compile(r"(\d)(,)(\d)")     # fixed patterns of the VQA scorer: Python `re`, linear time
+_LONE_PERIOD = re.compile(r"(?<!\d)\.(?!\d)")
+
+
+def _punctuation(op: PunctuationOp, loc: Loc | None) -> Callable[[str], str]:
+    chars, periods = tuple(dict.fromkeys(op.punctuation.chars)), op.punctuation.periods or 0
+
+    def punctuation(text: str) -> str:
+        out = text
+        joined = _DIGIT_COMMA.search(text) is not None
+        for c in chars:
+            out = out.replace(c, "" if joined or c + " " in text or " " + c in text else " ")
+        return _LONE_PERIOD.sub("", out, periods)
+    return punctuation
+
+
 # ---------------------------------------------------------------- the registry
 BARE_PREPARE = Literal["strip", "lowercase", "uppercase", "collapse-whitespace"]
 BARE_PREPARE_DOC = {
@@ -256,6 +292,7 @@ PREPARE: dict[str, tuple[type[Word], Callable[..., Callable[[str], str]]]] = {
     "slice": (SliceOp, _slice),
     "split-take": (SplitTakeOp, _split_take),
     "regex-replace": (RegexReplaceOp, _regex_replace),
+    "punctuation": (PunctuationOp, _punctuation),
 }
 PREPARE_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PREPARE.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in PREPARE.values()}
