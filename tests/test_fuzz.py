@@ -577,6 +577,8 @@ class RulesetGen(CondGen):
             "slice": lambda: {"slice": self.v([[2, -2], [0, 1], [None, 3]], [[1], "x"])},
             "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],
                                                         [{"at": ""}, {"index": 2}])},
+            "punctuation": lambda: {"punctuation": self.options({"chars": lambda: self.v([",.", ";/[]", "-"], [""]),
+                                                                 "periods": lambda: self.v([None, 1, 32], [0])})},
             "regex-replace": lambda: {"regex-replace": self.v([{"pattern": "\\s+", "with": " "},
                                                                {"pattern": "(\\d)", "with": "\\1\\1"}],
                                                               [{"pattern": "(", "with": ""}, {"pattern": "a", "with": "\\9"}])},
