@@ -86,3 +86,32 @@ def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
                     wrong.append((label["id"], label["preds"], "seed-dependent", d.pred, d.step))
         assert compared > 0
         assert wrong == [], f"{ruleset} vs {labels_name}: {len(wrong)} of {compared} differ: {wrong[:5]}"
+
+
+@pytest.mark.parametrize("ruleset", ["atropos-chartqa", "atropos-docvqa", "atropos-infovqa"])
+@pytest.mark.parametrize("source", ["open_real", "edge_vqa"])
+def test_atropos_vqa_ruleset_scores_as_the_original(ruleset, source, corpus):
+    """Every open-ended reply of the corpus (real text, its own gold) and generated cases: the same
+    extracted text, the same correct, and for ANLS the same score. ChartQA's item holds the gold as
+    text (`str(label)`), so a list gold is compared as its text there."""
+    bench = ruleset.split("-", 1)[1]
+    labels = _jsonl_gz(f"labels.{bench}.{source}")
+    raw = ({k: v for k, v in corpus.items() if v["question_type"] == "open"} if source == "open_real"
+           else {r["id"]: r for r in _jsonl_gz(source)})
+    evaluator = Evaluator(load_ruleset(ruleset), 0)
+    wrong = []
+    for label in labels:
+        data = dict(raw[label["id"]])
+        if bench == "chartqa" or not isinstance(data["answer"], list):
+            data["answer"] = str(data["answer"]) if bench == "chartqa" else data["answer"]
+        d = evaluator.decide(record_from_dict(data))
+        if not data["response"]:  # the original returns an error row (accuracy 0)
+            ok = not d.correct
+        else:
+            ok = d.pred == label["pred"] and bool(d.correct) == bool(label["correct"])
+            if bench != "chartqa":
+                ok = ok and abs(d.score - (label["anls"] or 0.0)) < 1e-9
+        if not ok:
+            wrong.append((label["id"], label["pred"], label["anls"], d.pred, d.score, d.step))
+    assert len(labels) >= 2000
+    assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"

@@ -26,11 +26,12 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
-from rulekit.core.errors import Loc
+from rulekit.core.errors import Loc, RulekitError
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
+from rulekit.core.regex import compile_regex, timed
 from rulekit.core.trace import Decision
 from rulekit.language import math as _math
 from rulekit.language.expr import ConditionFailed, compile_condition
@@ -90,6 +91,8 @@ class RelaxedOptions(Word):
     tolerance: float = 0.05
     percent_suffix: bool = True
     gold_list_literal: bool = False
+    remove: str = ""
+    zero_gold: Literal["text", "near-zero"] = "text"
 
 
 class Relaxed(Word):
@@ -101,7 +104,10 @@ class Relaxed(Word):
     `|pred - gold| / |gold| <= tolerance`. Otherwise (either unparseable, or a gold of 0) the texts
     must be equal ignoring case, so a gold "0" needs exactly the text "0". A list gold: any of them;
     `gold-list-literal: true` also reads a gold string holding a Python list literal
-    ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list."""
+    ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list. `remove: ",$"` strips
+    both texts and deletes those characters before reading them as numbers (and compares the stripped
+    texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
+    Atropos' ChartQA)."""
 
     relaxed: RelaxedOptions = RelaxedOptions()
 
@@ -117,6 +123,19 @@ class AnlsOptions(Word):
     denominator: Literal["raw", "normalized"] = "raw"
     strict: bool = False
     gold_list_literal: bool = False
+    drop: str | None = None
+    empty_prediction: Literal["compare", "zero"] = "compare"
+    correct_from: float = Field(default=1.0, ge=0.0, le=1.0)
+
+    @field_validator("drop")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                compile_regex(value, None)
+            except RulekitError as exc:
+                raise ValueError(exc.message) from None
+        return value
 
 
 class Anls(Word):
@@ -129,7 +148,12 @@ class Anls(Word):
     distance over the golds; s below `threshold` scores 0 (so s exactly at the threshold keeps its
     score), `strict: true` also zeroes s equal to the threshold (the textbook rule NL < τ).
     `score` is s; `correct` only when s == 1. `gold-list-literal: true` reads a gold string holding a
-    Python list literal ("['Nov 1', 'November 1']", VLMEvalKit's TSVs) as that list of golds."""
+    Python list literal ("['Nov 1', 'November 1']", VLMEvalKit's TSVs) as that list of golds.
+    `drop: PATTERN` deletes the matches of a regex from both lowercased, stripped texts before the
+    whitespace is collapsed (Atropos: `(?py)[^\\w\\s]`, every punctuation character);
+    `empty-prediction: zero` scores 0 a prediction that normalizes to nothing (even against an empty
+    gold); `correct-from: 0.5` makes a record correct when s reaches 0.5 (Atropos' DocVQA
+    "accuracy"), not only at 1."""
 
     anls: AnlsOptions = AnlsOptions()
 
@@ -481,7 +505,7 @@ def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | N
         return False, 0.0, None
     if isinstance(kind, Anls):
         best = max(_anls(p, golds, kind.anls) for p in preds)
-        return best == 1.0, best, None
+        return best >= kind.anls.correct_from if kind.anls.correct_from < 1.0 else best == 1.0, best, None
     best = 0.0
     for p in preds:
         for g in golds:
@@ -528,11 +552,24 @@ def _to_float(text: str, percent_suffix: bool) -> float | None:
 def relaxed_correct(target: Any, prediction: Any, spec: RelaxedOptions) -> bool:
     """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`."""
     prediction, target = str(prediction), str(target)
-    p = _to_float(prediction, spec.percent_suffix)
-    t = _to_float(target, spec.percent_suffix)
+    if spec.remove:
+        prediction, target = prediction.strip(), target.strip()
+        p = _to_float(_without(prediction, spec.remove), spec.percent_suffix)
+        t = _to_float(_without(target, spec.remove), spec.percent_suffix)
+    else:
+        p = _to_float(prediction, spec.percent_suffix)
+        t = _to_float(target, spec.percent_suffix)
+    if p is not None and t == 0 and spec.zero_gold == "near-zero":
+        return abs(p) < 1e-6
     if p is not None and t:
         return abs(p - t) / abs(t) <= spec.tolerance
     return prediction.lower() == target.lower()
+
+
+def _without(text: str, chars: str) -> str:
+    for c in chars:
+        text = text.replace(c, "")
+    return text
 
 
 def anls_distance(gold: Any, pred: Any, raw_denominator: bool = True) -> float:
@@ -550,10 +587,49 @@ def anls_distance(gold: Any, pred: Any, raw_denominator: bool = True) -> float:
 
 def _anls(pred: Any, golds: list, spec: AnlsOptions) -> float:
     raw = spec.denominator == "raw"
+    if spec.drop is not None or spec.empty_prediction == "zero":
+        return _anls_dropped(pred, golds, spec)
     s = 1.0 - min(anls_distance(g, pred, raw) for g in golds)
     if s < spec.threshold or (spec.strict and s <= spec.threshold):
         return 0.0
     return max(0.0, min(1.0, s))
+
+
+def _anls_dropped(pred: Any, golds: list, spec: AnlsOptions) -> float:
+    """`anls` with `drop` / `empty-prediction: zero`: the texts lowercased, stripped, the `drop` matches
+    deleted, whitespace collapsed; distances over the normalized lengths unless `denominator: raw`."""
+    from rapidfuzz.distance import Levenshtein
+
+    drop = _drop_pattern(spec.drop) if spec.drop is not None else None
+
+    def norm(x: Any) -> str:
+        t = str(x).lower().strip()
+        if drop is not None:
+            t = timed(drop.sub, "", t)
+        return " ".join(t.split())
+
+    d = norm(pred)
+    if not d and spec.empty_prediction == "zero":
+        return 0.0
+    best = 0.0
+    for gold in golds:
+        g = norm(gold)
+        length = max(len(str(gold).upper()), len(str(pred).upper())) if spec.denominator == "raw" else max(len(g), len(d))
+        s = 1.0 if length == 0 else 1.0 - Levenshtein.distance(g, d) / length
+        best = max(best, s)
+    if best < spec.threshold or (spec.strict and best <= spec.threshold):
+        return 0.0
+    return max(0.0, min(1.0, best))
+
+
+_DROP: dict[str, Any] = {}
+
+
+def _drop_pattern(source: str) -> Any:
+    found = _DROP.get(source)
+    if found is None:
+        found = _DROP[source] = compile_regex(source, None)
+    return found
 
 
 def mra(pred: Any, gold: Any, spec: MraOptions) -> tuple[float, str | None]:

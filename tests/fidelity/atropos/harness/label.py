@@ -2,14 +2,17 @@
 and write what it decided: prediction, correct, extraction method. Usage:
     PYTHONHASHSEED=N python label.py BENCH OUT.jsonl [records.jsonl]"""
 import asyncio, json, sys
-from pathlib import Path
 from types import SimpleNamespace
 import load
 
-CORPUS = str(Path(__file__).resolve().parents[4] / "shared" / "corpus" / "responses.jsonl")
+CORPUS = "/work/shared/corpus/responses.jsonl"
 BENCH_OF = {"mmstar": "MMStar", "mmbench": "MMBench", "blink": "BLINK", "mmmu": "MMMU", "mmmu_pro": "MMMU-Pro",
             "hallusionbench": "HallusionBench", "mmt_bench": None, "mmvp": None, "seedbench2_plus": None, "ai2d": None,
             "pope": None}
+
+
+from PIL import Image as _PIL
+_IMAGE = _PIL.new("RGB", (1, 1))  # the VQA environments refuse an item without an image; its pixels are never read
 
 
 def item_for(bench, r):
@@ -24,6 +27,12 @@ def item_for(bench, r):
     if bench in ("pope", "hallusionbench"):
         return {"question": r.get("question", ""), "answer": r["answer"], "id": r["id"],
                 "gt_answer": r["answer"], "category": (r.get("meta") or {}).get("category", "")}
+    if bench == "chartqa":
+        return {"image": _IMAGE, "query": r.get("question", ""), "label": str(r["answer"]), "question": r.get("question", "")}
+    if bench in ("docvqa", "infovqa"):
+        gold = r["answer"] if isinstance(r["answer"], list) else [str(r["answer"])]
+        key = "answers" if bench == "docvqa" else "answer"  # infovqa_environment.py:153 reads "answer"
+        return {"image": _IMAGE, "question": r.get("question", ""), key: gold, "questionId": r["id"]}
     raise SystemExit(f"no item mapping for {bench}")
 
 
@@ -38,7 +47,8 @@ def run(bench, records):
         inst.chat_completion = lambda server, messages, _t=r["response"]: reply_with(_t)
         metrics, sample = asyncio.run(inst.run_item(None, item_for(bench, r)))
         yield {"id": r["id"], "pred": sample.get("prediction", sample.get("extracted")), "correct": sample.get("correct"),
-               "accuracy": metrics.get("accuracy"), "method": sample.get("extraction_method"), "error": sample.get("error")}
+               "accuracy": metrics.get("accuracy"), "anls": metrics.get("anls"), "method": sample.get("extraction_method"),
+               "error": sample.get("error")}
 
 
 if __name__ == "__main__":
