@@ -257,6 +257,15 @@ def _fallback_letters(ruleset: CompiledRuleset, record: Record) -> set:
     return _letters(ruleset, record) | extra
 
 
+def _correct_from(ruleset: CompiledRuleset, d) -> float:
+    """The lowest `correct-from` of any anls compare in the ruleset (1.0 when none lowers it)."""
+    found = [1.0]
+    for section in ruleset.sections.values():
+        kinds = [section.compare] + [inner for _, inner in getattr(section.compare, "cases", ())]
+        found += [k.anls.correct_from for k in kinds if hasattr(k, "anls")]
+    return min(found)
+
+
 def check_decision(ruleset: CompiledRuleset, record: Record, d, trace: bool, builtin: bool = True) -> None:
     """Invariants every decision must hold (`builtin`: also those of the built-in rulesets' letter steps)."""
     if record.question_type not in ruleset.sections:
@@ -266,7 +275,9 @@ def check_decision(ruleset: CompiledRuleset, record: Record, d, trace: bool, bui
     assert d.outcome in OUTCOMES
     assert d.correct in (True, False, None)
     assert isinstance(d.score, float) and 0.0 <= d.score <= 1.0  # partial credit (anls, mra) is fractional
-    assert (d.score == 1.0) == (d.correct is True)
+    # a full score is correct; correct with less than a full score only under anls' `correct-from`
+    assert d.score < 1.0 or d.correct is True
+    assert d.correct is not True or d.score == 1.0 or (d.score > 0.0 and _correct_from(ruleset, d) < 1.0)
     assert d.pred is None or isinstance(d.pred, str) or (
         isinstance(d.pred, list) and all(isinstance(x, (str, int, float)) for x in d.pred)), d.pred
     if d.correct is True:
