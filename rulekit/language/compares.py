@@ -35,6 +35,7 @@ from rulekit.core.regex import compile_regex, timed
 from rulekit.core.trace import Decision
 from rulekit.language import math as _math
 from rulekit.language.expr import ConditionFailed, compile_condition
+from rulekit.language.prepare import PrepareOp, compile_prepare
 from rulekit.language.words import Word, word_union
 
 __all__ = ["COMPARE_MODELS", "BARE_VERDICTS", "Compare", "Normalize", "normalize_answers", "compile_compare",
@@ -219,6 +220,85 @@ class YesNo(Word):
         return _typed(self, pred, record.answer)
 
 
+class ContainsOptions(Word):
+    """Options of `contains`."""
+
+    prepare: list[PrepareOp] = []
+
+
+class Contains(Word):
+    """`contains: {prepare: [OPS]}` — correct when a gold, after the prepare ops, occurs in the
+    prediction after the same ops (a list gold: any of them; an empty gold occurs in everything).
+    OCRBench: `[strip, lowercase, {replace: {"\\n": " "}}]`, and for handwritten formulas
+    `[strip, {replace: {"\\n": " ", " ": ""}}]` (pick per record with `cases`)."""
+
+    contains: ContainsOptions = ContainsOptions()
+
+    def compile(self, node: Any = None) -> "CompiledContains":
+        """The prepare ops compiled once (errors located in the ruleset file)."""
+        ops = node.get("contains") if isinstance(node, dict) else None
+        ops = ops.get("prepare") if isinstance(ops, dict) else None
+        locs = getattr(ops, "locs", None)
+        return CompiledContains(compile_prepare(self.contains.prepare,
+                                                lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Not compiled (a caller outside the engine): compile, then decide."""
+        return self.compile().verdict(pred, record, normalize)
+
+
+class CompiledContains:
+    """A `contains` compare with its prepare ops compiled."""
+
+    __slots__ = ("prepare",)
+
+    def __init__(self, prepare: Any):
+        self.prepare = prepare or (lambda text: text)
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Some prepared gold inside the prepared prediction (any of a list prediction)."""
+        golds = [self.prepare(str(g)) for g in _golds(record.answer)]
+        for p in (pred if isinstance(pred, list) else [pred]):
+            text = self.prepare(str(p))
+            if any(g in text for g in golds):
+                return True, 1.0, None
+        return False, 0.0, None
+
+
+class FuzzyOptions(Word):
+    """Options of `fuzzy`."""
+
+    either_contains: bool = True
+    word_overlap: float | None = Field(default=0.5, ge=0.0, le=1.0)
+
+
+class Fuzzy(Word):
+    """`fuzzy: {either-contains: true, word-overlap: 0.5}` — a loose text match (Atropos' RealWorldQA):
+    both texts stripped and lowercased; an empty prediction is wrong; equal texts are right; with
+    `either-contains`, so is either text inside the other (a prediction "a" is inside the gold
+    "cat"); with `word-overlap: F`, so is a prediction whose whitespace-split words hold at least F
+    of the gold's distinct words. A list gold: any of them."""
+
+    fuzzy: FuzzyOptions = FuzzyOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, 1.0 or 0.0, None) of `pred` for the record's golds."""
+        spec = self.fuzzy
+        for p in (pred if isinstance(pred, list) else [pred]):
+            a = str(p).strip().lower()
+            if not a:
+                continue
+            for g in _golds(record.answer):
+                b = str(g).strip().lower()
+                if a == b or (spec.either_contains and (b in a or a in b)):
+                    return True, 1.0, None
+                if spec.word_overlap is not None:
+                    gold_words = set(b.split())
+                    if len(set(a.split()) & gold_words) >= len(gold_words) * spec.word_overlap:
+                        return True, 1.0, None
+        return False, 0.0, None
+
+
 class CompareCase(Word):
     """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
 
@@ -252,7 +332,8 @@ BARE_COMPARE_DOC = {
            "separators are fine; '3.0' or 'three' do not parse, which makes the record wrong); a gold that is not an "
            "integer makes the outcome `error`.",
 }
-COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "cases": Cases}
+COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
+                  "fuzzy": Fuzzy, "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()

@@ -33,12 +33,20 @@ def item_for(bench, r):
         gold = r["answer"] if isinstance(r["answer"], list) else [str(r["answer"])]
         key = "answers" if bench == "docvqa" else "answer"  # infovqa_environment.py:153 reads "answer"
         return {"image": _IMAGE, "question": r.get("question", ""), key: gold, "questionId": r["id"]}
+    if bench == "realworldqa":
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
+    if bench == "visulogic":
+        return {"image_path": "one.png", "question": r.get("question", ""), "label": str(r["answer"])}
+    if bench == "ocrbench":
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": r["answer"],
+                "category": (r.get("meta") or {}).get("category", "")}
     raise SystemExit(f"no item mapping for {bench}")
 
 
 def run(bench, records):
     mod = load.env(bench)
     inst = load.instance(mod)
+    inst.images_base = "/tmp"  # VisuLogic reads item["image_path"] under it (a 1-pixel PNG; never looked at)
 
     async def reply_with(text):
         return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
