@@ -665,6 +665,8 @@ class RulesetGen(CondGen):
                                                        "no": lambda: self.some(lambda: self.pick(["no", "false", "B"]), 2),
                                                        "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
             "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2)})},
+            "letter-set": lambda: {"letter-set": self.options({"letters": lambda: self.v(["ABCDE", "AB"], [""])})},
+            "any-of": lambda: {"any-of": self.v([[self.compare(depth=1)], [self.compare(depth=1), self.compare(depth=1)]], [[]])},
             "fuzzy": lambda: {"fuzzy": self.options({"either-contains": lambda: self.chance(0.5),
                                                      "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
@@ -682,6 +684,7 @@ class RulesetGen(CondGen):
         makers = self.compares()
         if depth:
             makers.pop("cases")
+            makers.pop("any-of")
         return makers[self.pick(sorted(makers))]()
 
     def normalize(self):

@@ -299,6 +299,71 @@ class Fuzzy(Word):
         return False, 0.0, None
 
 
+class LetterSetOptions(Word):
+    """Options of `letter-set`."""
+
+    letters: str = Field(default="ABCDE", min_length=1)
+
+
+class LetterSet(Word):
+    """`letter-set: {letters: ABCDE}` — multi-answer questions ("select all that apply"): correct
+    when the set of the prediction's letters (every alphabetic character, lowercased) equals the
+    set of the gold's characters that are among `letters` (either case). An empty prediction is
+    wrong; order and repeats do not matter ("C, A" meets the gold "AC"). Atropos' LogicVista."""
+
+    letter_set: LetterSetOptions = LetterSetOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, 1.0 or 0.0, None) of `pred` for the record's gold(s)."""
+        allowed = set(self.letter_set.letters.lower()) | set(self.letter_set.letters.upper())
+        for p in (pred if isinstance(pred, list) else [pred]):
+            text = str(p)
+            if not text:
+                continue
+            mine = {c.lower() for c in text if c.isalpha()}
+            for g in _golds(record.answer):
+                if mine == {c.lower() for c in str(g) if c in allowed}:
+                    return True, 1.0, None
+        return False, 0.0, None
+
+
+class AnyOf(Word):
+    """`any-of: [COMPARE, ...]` — correct when some compare finds some predicted answer correct (a
+    list prediction, e.g. from `also:`, is tried item by item); a compare that cannot score an item
+    counts as not correct. Atropos' CountBench: the gold inside the reply, or the first number
+    equal to it as an integer: `any-of: [{contains: {prepare: [strip]}}, {int-equal: {}}]`."""
+
+    any_of: list["Compare"] = Field(min_length=1)
+
+    def compile(self, node: Any = None) -> "CompiledAnyOf":
+        """Each compare compiled once (errors located at its entry)."""
+        raw = node.get("any-of") if isinstance(node, dict) else None
+        return CompiledAnyOf(tuple(compile_compare(c, raw[i] if isinstance(raw, list) and i < len(raw) else None)
+                                   for i, c in enumerate(self.any_of)))
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Not compiled (a caller outside the engine): compile, then decide."""
+        return self.compile().verdict(pred, record, normalize)
+
+
+class CompiledAnyOf:
+    """An `any-of` compare with its compares compiled."""
+
+    __slots__ = ("compares",)
+
+    def __init__(self, compares: tuple):
+        self.compares = compares
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Correct (1.0) when a compare says so for an item, else wrong (0.0); never a problem."""
+        for item in (pred if isinstance(pred, list) else [pred]):
+            for compare in self.compares:
+                correct, _, problem = verdict(compare, item, record, normalize)
+                if correct and problem is None:
+                    return True, 1.0, None
+        return False, 0.0, None
+
+
 class CompareCase(Word):
     """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
 
@@ -333,10 +398,11 @@ BARE_COMPARE_DOC = {
            "integer makes the outcome `error`.",
 }
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
-                  "fuzzy": Fuzzy, "cases": Cases}
+                  "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()
+AnyOf.model_rebuild()
 
 
 # ---------------------------------------------------------------- normalize

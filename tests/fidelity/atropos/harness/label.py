@@ -40,6 +40,10 @@ def item_for(bench, r):
     if bench == "ocrbench":
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": r["answer"],
                 "category": (r.get("meta") or {}).get("category", "")}
+    if bench in ("wemath", "logicvista"):
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
+    if bench == "countbench":
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     raise SystemExit(f"no item mapping for {bench}")
 
 
