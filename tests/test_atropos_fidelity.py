@@ -134,6 +134,10 @@ OTHERS = {
     ("atropos-wemath", "edge_misc2"): lambda r: {**r, "question_type": "multiple-choice"},
     ("atropos-logicvista", "mcq_all"): lambda r: {**r, "answer": str(r["answer"])},
     ("atropos-logicvista", "edge_misc2"): lambda r: {**r, "question_type": "multiple-choice"},
+    # MathVerse (no API key): every reply, its gold as text
+    ("atropos-mathverse", "all_text"): lambda r: {**r, "question_type": "open",
+                                                  "answer": str(r["answer"][0] if isinstance(r["answer"], list) else r["answer"])},
+    ("atropos-mathverse", "edge_misc2"): lambda r: r,
     # CountBench: every reply (made into an item by _count_records)
     ("atropos-countbench", "count_real"): None,
     ("atropos-countbench", "edge_misc2"): lambda r: r,
@@ -152,7 +156,7 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
         raw = {r["id"]: r for r in _ocr_records(corpus)}
     elif source == "count_real":
         raw = {r["id"]: r for r in _count_records(corpus)}
-    elif source.endswith("_real") or source == "mcq_all":
+    elif source.endswith("_real") or source in ("mcq_all", "all_text"):
         raw = corpus
     else:
         raw = {r["id"]: r for r in _jsonl_gz(source)}

@@ -66,10 +66,11 @@ class Normalize(Word):
 
 class ExactOptions(Word):
     """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
-    `gold == pred.lower()`, so a gold with a capital letter never matches)."""
+    `gold == pred.lower()`, so a gold with a capital letter never matches); `case: upper` uppercases
+    both (`pred.upper() == gold.upper()`, which differs from `ignore` for "ß" and a few others)."""
 
     strip: bool = False
-    case: Literal["exact", "ignore", "lower-prediction"] = "exact"
+    case: Literal["exact", "ignore", "lower-prediction", "upper"] = "exact"
 
 
 class Exact(Word):
@@ -488,6 +489,8 @@ def _plain(kind: Exact, pred: Any, gold: Any, normalize: Normalize | None) -> tu
         a = a.strip()
     if opts.case in ("ignore", "lower-prediction"):
         a = a.lower()
+    elif opts.case == "upper":
+        a = a.upper()
     for g in golds:
         if g is None:
             continue
@@ -496,6 +499,8 @@ def _plain(kind: Exact, pred: Any, gold: Any, normalize: Normalize | None) -> tu
             b = b.strip()
         if opts.case == "ignore":
             b = b.lower()
+        elif opts.case == "upper":
+            b = b.upper()
         if a == b:
             return True, 1.0, None
     return False, 0.0, None

@@ -35,10 +35,12 @@ class NumberEqualOptions(Word):
     """Options of `int-equal` / `float-equal`: `otherwise: judge` makes a prediction that does not parse
     or differs `unresolved` (the original asks its judge) instead of wrong; `falsy: judge` does the
     same for a CORRECT value that is zero (an original that tests `if post_check(...)` treats 0 as
-    "not prefetched" and asks the judge)."""
+    "not prefetched" and asks the judge). `within: T` accepts |prediction - gold| < T (strict) instead
+    of equality (Atropos' MathVerse: `abs(float(p) - float(a)) < 0.01`)."""
 
     otherwise: Otherwise = "wrong"
     falsy: Literal["correct", "judge"] = "correct"
+    within: Optional[float] = Field(default=None, gt=0)
 
 
 class IntEqual(Word):
@@ -378,7 +380,7 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
                 target = convert(g)
             except (ValueError, TypeError, OverflowError):
                 continue
-            if value == target:
+            if value == target if opts.within is None else abs(value - target) < opts.within:
                 if not value and opts.falsy == "judge":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
                                                   f"treats it as not prefetched and asks its judge",

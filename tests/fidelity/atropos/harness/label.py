@@ -42,6 +42,8 @@ def item_for(bench, r):
                 "category": (r.get("meta") or {}).get("category", "")}
     if bench in ("wemath", "logicvista"):
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
+    if bench == "mathverse":
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     if bench == "countbench":
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     raise SystemExit(f"no item mapping for {bench}")
@@ -50,6 +52,7 @@ def item_for(bench, r):
 def run(bench, records):
     mod = load.env(bench)
     inst = load.instance(mod)
+    inst.use_gpt_evaluation = False  # the path a run without an API key takes (mathverse_environment.py:279-296)
     inst.images_base = "/tmp"  # VisuLogic reads item["image_path"] under it (a 1-pixel PNG; never looked at)
 
     async def reply_with(text):
