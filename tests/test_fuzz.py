@@ -651,7 +651,7 @@ class RulesetGen(CondGen):
         thresholds = lambda: self.v([[0.5, 0.1], [0.05]], [[]])  # noqa: E731
         return {
             "exact": lambda: {"exact": self.options({"strip": lambda: self.chance(0.5),
-                                                     "case": lambda: self.v(["exact", "ignore", "lower-prediction"], ["upper"])})},
+                                                     "case": lambda: self.v(["exact", "ignore", "lower-prediction", "upper"], ["title"])})},
             "relaxed": lambda: {"relaxed": self.options({"tolerance": lambda: self.pick([0.05, 0, 1e9]),
                                                          "percent-suffix": lambda: self.chance(0.5),
                                                          "gold-list-literal": lambda: self.chance(0.5)})},
@@ -671,7 +671,8 @@ class RulesetGen(CondGen):
                                                      "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"])})},
-            "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"])})},
+            "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
+                                                                 "within": lambda: self.v([0.01, 1.0], [0, -1])})},
             "equivalent": lambda: {"equivalent": {"tests": self.v([["identical"], [{"numeric": {}}], ["identical", {"numeric": {}}]],
                                                                   [[{"symbolic": {}}]]),
                                                   **self.options({"credit": lambda: self.v(["match", "fraction"], ["half"]),
