@@ -138,6 +138,10 @@ OTHERS = {
     ("atropos-mathverse", "all_text"): lambda r: {**r, "question_type": "open",
                                                   "answer": str(r["answer"][0] if isinstance(r["answer"], list) else r["answer"])},
     ("atropos-mathverse", "edge_misc2"): lambda r: r,
+    # MMVet (no API key): every reply, its gold as text; the score (1 / 0.5 / 0) is compared
+    ("atropos-mmvet", "all_text"): lambda r: {**r, "question_type": "open",
+                                              "answer": str(r["answer"][0] if isinstance(r["answer"], list) else r["answer"])},
+    ("atropos-mmvet", "edge_misc2"): lambda r: r,
     # CountBench: every reply (made into an item by _count_records)
     ("atropos-countbench", "count_real"): None,
     ("atropos-countbench", "edge_misc2"): lambda r: r,
@@ -175,8 +179,10 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
             ours = CANONICAL.get(ruleset, lambda p: p)(d.pred)
             if label["pred"] == "" and ours is None:  # the original's "nothing found" is the empty answer
                 ours = ""
-            ok = bool(d.correct) == bool(label["correct"]) and (label["pred"] is None and bench in ("ocrbench", "countbench")
+            ok = bool(d.correct) == bool(label["correct"]) and (label["pred"] is None and bench in ("ocrbench", "countbench", "mmvet")
                                                                 or ours == label["pred"])
+            if "score" in label:
+                ok = ok and abs(d.score - label["score"]) < 1e-12
         if not ok:
             wrong.append((label["id"], label["pred"], label["correct"], d.pred, d.correct, d.step))
     assert len(labels) - raised >= 500

@@ -665,10 +665,13 @@ class RulesetGen(CondGen):
                                                        "no": lambda: self.some(lambda: self.pick(["no", "false", "B"]), 2),
                                                        "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
             "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2)})},
+            "tiers": lambda: {"tiers": self.v([[{"compare": self.compare(depth=1), "score": self.pick([1.0, 0.5, 0.0])}]],
+                                              [[], [{"compare": "letter", "score": 2}]])},
             "letter-set": lambda: {"letter-set": self.options({"letters": lambda: self.v(["ABCDE", "AB"], [""])})},
             "any-of": lambda: {"any-of": self.v([[self.compare(depth=1)], [self.compare(depth=1), self.compare(depth=1)]], [[]])},
             "fuzzy": lambda: {"fuzzy": self.options({"either-contains": lambda: self.chance(0.5),
-                                                     "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0])})},
+                                                     "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0]),
+                                                     "empty-prediction": lambda: self.v(["wrong", "compare"], ["skip"])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
@@ -686,6 +689,7 @@ class RulesetGen(CondGen):
         if depth:
             makers.pop("cases")
             makers.pop("any-of")
+            makers.pop("tiers")
         return makers[self.pick(sorted(makers))]()
 
     def normalize(self):

@@ -271,6 +271,7 @@ class FuzzyOptions(Word):
 
     either_contains: bool = True
     word_overlap: float | None = Field(default=0.5, ge=0.0, le=1.0)
+    empty_prediction: Literal["wrong", "compare"] = "wrong"
 
 
 class Fuzzy(Word):
@@ -278,7 +279,8 @@ class Fuzzy(Word):
     both texts stripped and lowercased; an empty prediction is wrong; equal texts are right; with
     `either-contains`, so is either text inside the other (a prediction "a" is inside the gold
     "cat"); with `word-overlap: F`, so is a prediction whose whitespace-split words hold at least F
-    of the gold's distinct words. A list gold: any of them."""
+    of the gold's distinct words. A list gold: any of them. `empty-prediction: compare` lets an
+    empty prediction through the tests (it is inside every gold: MMVet's no-key scorer)."""
 
     fuzzy: FuzzyOptions = FuzzyOptions()
 
@@ -287,7 +289,7 @@ class Fuzzy(Word):
         spec = self.fuzzy
         for p in (pred if isinstance(pred, list) else [pred]):
             a = str(p).strip().lower()
-            if not a:
+            if not a and spec.empty_prediction == "wrong":
                 continue
             for g in _golds(record.answer):
                 b = str(g).strip().lower()
@@ -365,6 +367,53 @@ class CompiledAnyOf:
         return False, 0.0, None
 
 
+class Tier(Word):
+    """One entry of `tiers`: a `compare` and the `score` a record gets when it says correct."""
+
+    compare: "Compare"
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class Tiers(Word):
+    """`tiers: [{compare: C, score: S}, ...]` — partial credit by tiers: the first compare that finds
+    the prediction correct gives the record its score S (correct only when S is 1); none gives 0.
+    Atropos' MMVet without a judge: equal texts 1.0, either inside the other 0.5."""
+
+    tiers: list[Tier] = Field(min_length=1)
+
+    def compile(self, node: Any = None) -> "CompiledTiers":
+        """Each tier's compare compiled once (errors located at its entry)."""
+        raw = node.get("tiers") if isinstance(node, dict) else None
+        out = []
+        for i, tier in enumerate(self.tiers):
+            entry = raw[i] if isinstance(raw, list) and i < len(raw) else None
+            out.append((compile_compare(tier.compare, entry.get("compare") if isinstance(entry, dict) else None), tier.score))
+        return CompiledTiers(tuple(out))
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Not compiled (a caller outside the engine): compile, then decide."""
+        return self.compile().verdict(pred, record, normalize)
+
+
+class CompiledTiers:
+    """A `tiers` compare with its compares compiled: ((compare, score), ...)."""
+
+    __slots__ = ("tiers",)
+
+    def __init__(self, tiers: tuple):
+        self.tiers = tiers
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """The score of the first tier whose compare says correct; a problem stops the record."""
+        for compare, score in self.tiers:
+            correct, _, problem = verdict(compare, pred, record, normalize)
+            if problem is not None:
+                return None, 0.0, problem
+            if correct:
+                return score == 1.0, score, None
+        return False, 0.0, None
+
+
 class CompareCase(Word):
     """One entry of `cases`: `when` (a condition on the record) and the `compare` to use."""
 
@@ -399,11 +448,13 @@ BARE_COMPARE_DOC = {
            "integer makes the outcome `error`.",
 }
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
-                  "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "cases": Cases}
+                  "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "tiers": Tiers,
+                  "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()
 AnyOf.model_rebuild()
+Tier.model_rebuild()
 
 
 # ---------------------------------------------------------------- normalize

@@ -42,6 +42,8 @@ def item_for(bench, r):
                 "category": (r.get("meta") or {}).get("category", "")}
     if bench in ("wemath", "logicvista"):
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
+    if bench == "mmvet":
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     if bench == "mathverse":
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     if bench == "countbench":
@@ -62,6 +64,7 @@ def run(bench, records):
         inst.chat_completion = lambda server, messages, _t=r["response"]: reply_with(_t)
         metrics, sample = asyncio.run(inst.run_item(None, item_for(bench, r)))
         yield {"id": r["id"], "pred": sample.get("prediction", sample.get("extracted")), "correct": sample.get("correct"),
+               "score": sample.get("score"),
                "accuracy": metrics.get("accuracy"), "anls": metrics.get("anls"), "method": sample.get("extraction_method"),
                "error": sample.get("error")}
 
