@@ -49,7 +49,9 @@ def registry() -> tuple[Family, ...]:
     """Every (framework, family) of `rulekit/data/benchmarks.yaml`."""
     from rulekit.data import data_path
 
-    raw = yaml.safe_load(data_path("benchmarks.yaml").read_text(encoding="utf-8"))
+    # package data, not user input: the C loader when PyYAML has it (`eval` reads this on every run)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
     return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
                         tuple(spec.get("judged", ())))
                  for framework, families in raw.items() for name, spec in families.items())
