@@ -79,8 +79,9 @@ def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, d
             spans = [(c.start, c.end) for c in (st.kept if st.kept is not None else st.candidates) if c.answer == st.answer or isinstance(st.answer, list)]
             console.print(Text("             ") + highlight(decision.text if st.candidates else "", spans[:20]))
     verdict = {True: ("correct", "green"), False: ("wrong", "red"), None: ("not scored", "yellow")}[decision.correct]
+    partial = f" (score {decision.score:g})" if decision.score not in (0.0, 1.0) else ""  # partial credit: anls, mra, tiers
     console.print(Text.assemble("  → pred ", (repr(decision.pred), "bold"), " outcome ", (decision.outcome, "bold"),
-                                " step ", (str(decision.step), "bold"), f" gold {record.answer!r}: ", verdict))
+                                " step ", (str(decision.step), "bold"), f" gold {record.answer!r}: ", verdict, partial))
     if decision.message:
         console.print(f"    {decision.message}", markup=False)
 
