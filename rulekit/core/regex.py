@@ -99,7 +99,7 @@ def python_re_classes(pattern: str, loc: Loc | None = None) -> str:
                 out.append(_INSIDE[e])
             elif in_set and e in "SW":
                 raise RulesetError(f"`\\{e}` inside [...] cannot be given Python re's meaning in a (?py) pattern",
-                                   loc, help=f"write the set without it, or use a negated set [^...]", code="E120")
+                                   loc, help="write the set without it, or use a negated set [^...]", code="E120")
             elif not in_set and e in _OUTSIDE:
                 out.append(_OUTSIDE[e])
             else:

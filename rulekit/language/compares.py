@@ -39,8 +39,18 @@ from rulekit.language.prepare import PrepareOp, compile_prepare
 from rulekit.language.words import Word, word_union
 
 __all__ = ["COMPARE_MODELS", "BARE_VERDICTS", "Compare", "Normalize", "normalize_answers", "compile_compare",
-           "verdict", "scored_decision", "letter_correct", "Settled", "relaxed_correct", "anls_distance", "mra",
+           "verdict", "scored_decision", "CompiledOnUse", "letter_correct", "Settled", "relaxed_correct", "anls_distance", "mra",
            "yes_no_correct"]
+
+
+class CompiledOnUse:
+    """A compare word with something to compile (`compile(node)` → an object with `verdict`): the
+    engine calls `compile` once per ruleset; a caller outside it gets the word's verdict compiled
+    on the spot."""
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """Compile, then decide (`self.compile()` has no file position to report errors at)."""
+        return self.compile().verdict(pred, record, normalize)
 
 
 class NumberNormalize(Word):
@@ -227,7 +237,7 @@ class ContainsOptions(Word):
     prepare: list[PrepareOp] = []
 
 
-class Contains(Word):
+class Contains(CompiledOnUse, Word):
     """`contains: {prepare: [OPS]}` — correct when a gold, after the prepare ops, occurs in the
     prediction after the same ops (a list gold: any of them; an empty gold occurs in everything).
     OCRBench: `[strip, lowercase, {replace: {"\\n": " "}}]`, and for handwritten formulas
@@ -242,10 +252,6 @@ class Contains(Word):
         locs = getattr(ops, "locs", None)
         return CompiledContains(compile_prepare(self.contains.prepare,
                                                 lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
-
-    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Not compiled (a caller outside the engine): compile, then decide."""
-        return self.compile().verdict(pred, record, normalize)
 
 
 class CompiledContains:
@@ -330,7 +336,7 @@ class LetterSet(Word):
         return False, 0.0, None
 
 
-class AnyOf(Word):
+class AnyOf(CompiledOnUse, Word):
     """`any-of: [COMPARE, ...]` — correct when some compare finds some predicted answer correct (a
     list prediction, e.g. from `also:`, is tried item by item); a compare that cannot score an item
     counts as not correct. Atropos' CountBench: the gold inside the reply, or the first number
@@ -343,10 +349,6 @@ class AnyOf(Word):
         raw = node.get("any-of") if isinstance(node, dict) else None
         return CompiledAnyOf(tuple(compile_compare(c, raw[i] if isinstance(raw, list) and i < len(raw) else None)
                                    for i, c in enumerate(self.any_of)))
-
-    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Not compiled (a caller outside the engine): compile, then decide."""
-        return self.compile().verdict(pred, record, normalize)
 
 
 class CompiledAnyOf:
@@ -374,7 +376,7 @@ class Tier(Word):
     score: float = Field(ge=0.0, le=1.0)
 
 
-class Tiers(Word):
+class Tiers(CompiledOnUse, Word):
     """`tiers: [{compare: C, score: S}, ...]` — partial credit by tiers: the first compare that finds
     the prediction correct gives the record its score S (correct only when S is 1); none gives 0.
     Atropos' MMVet without a judge: equal texts 1.0, either inside the other 0.5."""
@@ -389,10 +391,6 @@ class Tiers(Word):
             entry = raw[i] if isinstance(raw, list) and i < len(raw) else None
             out.append((compile_compare(tier.compare, entry.get("compare") if isinstance(entry, dict) else None), tier.score))
         return CompiledTiers(tuple(out))
-
-    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Not compiled (a caller outside the engine): compile, then decide."""
-        return self.compile().verdict(pred, record, normalize)
 
 
 class CompiledTiers:
@@ -421,7 +419,7 @@ class CompareCase(Word):
     compare: "Compare"
 
 
-class Cases(Word):
+class Cases(CompiledOnUse, Word):
     """`cases: [{when: CONDITION, compare: COMPARE}, ...]` — pick the compare per record: the first case
     whose condition holds decides (conditions as in a step's `when:`, evaluated on the record, with
     `gold` and `meta.NAME`, e.g. `meta.answer_type == 'float'`; `words`/`length` measure the
@@ -432,10 +430,6 @@ class Cases(Word):
     def compile(self, node: Any = None) -> "CompiledCases":
         """The cases' conditions and compares compiled once, errors located at their line in `node`."""
         return compile_cases(self, node)
-
-    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Not compiled (a caller outside the engine): compile, then decide."""
-        return compile_cases(self).verdict(pred, record, normalize)
 
 
 BARE_COMPARE = Literal["letter", "contains-or-number", "int"]
@@ -775,54 +769,35 @@ def _without(text: str, chars: str) -> str:
     return text
 
 
-def anls_distance(gold: Any, pred: Any, raw_denominator: bool = True) -> float:
+def anls_distance(gold: Any, pred: Any, raw_denominator: bool = True, drop: Any = None) -> float:
     """VLMEvalKit's `anls_compute`: normalized Levenshtein distance of the stripped, lowercased,
-    whitespace-collapsed texts, over the longer RAW length (`len(x.upper())`) or normalized length."""
+    whitespace-collapsed texts (`drop`: a compiled pattern whose matches are deleted before the
+    collapse), over the longer RAW length (`len(x.upper())`) or normalized length."""
     from rapidfuzz.distance import Levenshtein
 
     gold, pred = str(gold), str(pred)
-    g = " ".join(gold.strip().lower().split())
-    d = " ".join(pred.strip().lower().split())
+    g, d = _anls_text(gold, drop), _anls_text(pred, drop)
     dist = Levenshtein.distance(g, d)
     length = max(len(gold.upper()), len(pred.upper())) if raw_denominator else max(len(g), len(d))
     return 0.0 if length == 0 else float(dist) / float(length)
 
 
+def _anls_text(text: str, drop: Any = None) -> str:
+    t = text.strip().lower()
+    if drop is not None:
+        t = timed(drop.sub, "", t)
+    return " ".join(t.split())
+
+
 def _anls(pred: Any, golds: list, spec: AnlsOptions) -> float:
     raw = spec.denominator == "raw"
-    if spec.drop is not None or spec.empty_prediction == "zero":
-        return _anls_dropped(pred, golds, spec)
-    s = 1.0 - min(anls_distance(g, pred, raw) for g in golds)
+    drop = _drop_pattern(spec.drop) if spec.drop is not None else None
+    if spec.empty_prediction == "zero" and not _anls_text(str(pred), drop):
+        return 0.0
+    s = 1.0 - min(anls_distance(g, pred, raw, drop) for g in golds)
     if s < spec.threshold or (spec.strict and s <= spec.threshold):
         return 0.0
     return max(0.0, min(1.0, s))
-
-
-def _anls_dropped(pred: Any, golds: list, spec: AnlsOptions) -> float:
-    """`anls` with `drop` / `empty-prediction: zero`: the texts lowercased, stripped, the `drop` matches
-    deleted, whitespace collapsed; distances over the normalized lengths unless `denominator: raw`."""
-    from rapidfuzz.distance import Levenshtein
-
-    drop = _drop_pattern(spec.drop) if spec.drop is not None else None
-
-    def norm(x: Any) -> str:
-        t = str(x).lower().strip()
-        if drop is not None:
-            t = timed(drop.sub, "", t)
-        return " ".join(t.split())
-
-    d = norm(pred)
-    if not d and spec.empty_prediction == "zero":
-        return 0.0
-    best = 0.0
-    for gold in golds:
-        g = norm(gold)
-        length = max(len(str(gold).upper()), len(str(pred).upper())) if spec.denominator == "raw" else max(len(g), len(d))
-        s = 1.0 if length == 0 else 1.0 - Levenshtein.distance(g, d) / length
-        best = max(best, s)
-    if best < spec.threshold or (spec.strict and best <= spec.threshold):
-        return 0.0
-    return max(0.0, min(1.0, best))
 
 
 _DROP: dict[str, Any] = {}

@@ -72,7 +72,7 @@ BARE_PICK_DOC = {
 PICKS: dict[str, tuple[type[Word], Callable[[Any], tuple[str, str | None, str]]]] = {
     "rightmost-of": (RightmostOf, lambda p: ("rightmost-of", p.rightmost_of, p.ties)),
     "rightmost": (Rightmost, lambda p: ("rightmost", None, p.rightmost.ties)),
-    "random": (RandomPick, lambda p: ("random", str(p.random.seed), "option-order")),
+    "random": (RandomPick, lambda p: ("random", None, "option-order")),
 }
 PICK_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PICKS.items()}
 _CONFIG = {model: config for model, config in PICKS.values()}
@@ -96,8 +96,10 @@ class Picker:
         config = _CONFIG.get(type(pick))
         if config is not None:
             self.kind, self.template, self.ties = config(pick)
+            self.seed = pick.random.seed if self.kind == "random" else 0
         elif pick in BARE_PICK_DOC:
             self.kind, self.template, self.ties = pick, None, "option-order"
+            self.seed = 0
         else:
             raise ValueError(f"unsupported pick {pick!r}")
 
@@ -121,9 +123,9 @@ class Picker:
         if kind == "random":
             order = {l: i for i, l in enumerate(opts.letters)}
             distinct = sorted(dict.fromkeys(c.answer for c in kept), key=lambda a: (order.get(a, len(order)), str(a)))
-            drawn = random.Random(f"{self.template}\x1f{text}").choice(distinct)
+            drawn = random.Random(f"{self.seed}\x1f{text}").choice(distinct)
             return drawn, (f"drawn from {len(distinct)} answers ({', '.join(map(str, distinct))}) by seed "
-                           f"{self.template} and the text" if explain else "")
+                           f"{self.seed} and the text" if explain else "")
         distinct = list(dict.fromkeys(c.answer for c in kept))
         if kind == "only":
             if len(distinct) == 1:
