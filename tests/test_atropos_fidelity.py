@@ -189,6 +189,34 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     assert wrong == [], f"{len(wrong)} of {len(labels) - raised} differ: {wrong[:5]}"
 
 
+@pytest.mark.parametrize("source", ["blind_real", "edge_blind"])
+def test_atropos_vlmblind_scores_as_the_original(source, corpus):
+    """VLMBlind: the same correct, and the same prediction as the environment writes it — the braces'
+    content stripped and lowercased, the grid size, or (substring path) the lowercased, stripped reply
+    cut at 50 characters; labels store that last one as `substring`. Real replies get a task and a
+    gold per record (`_blind_records`); the edge cases carry theirs."""
+    labels = _jsonl_gz(f"labels.vlmblind.{source}")
+    raw = ({r["id"]: r for r in _blind_records(corpus)} if source == "blind_real"
+           else {r["id"]: r for r in _jsonl_gz(source)})
+    evaluator = Evaluator(load_ruleset("atropos-vlmblind"), 0)
+    wrong, steps = [], set()
+    for label in labels:
+        data = raw[label["id"]]
+        d = evaluator.decide(record_from_dict(data))
+        steps.add(d.step)
+        if "error" in label:  # an empty reply: the environment's error row
+            ok = not d.correct and not data["response"]
+        else:
+            shown = {"braced": lambda p: p.strip().lower(),
+                     "gold-in-reply": lambda p: p.lower().strip()[:50]}.get(d.step, lambda p: p)(d.pred or "")
+            want = data["response"].lower().strip()[:50] if label.get("substring") else label["pred"]
+            ok = bool(d.correct) == label["correct"] and shown == want
+        if not ok:
+            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    assert len(labels) >= 4000 and {"braced", "grid-x", "grid-rows-columns", "grid-columns-rows", "gold-in-reply"} <= steps
+    assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
+
+
 def _ocr_records(corpus: dict) -> list[dict]:
     """The corpus's open records with the category the labelling run drew for each (seed 11)."""
     import random
@@ -201,6 +229,26 @@ def _ocr_records(corpus: dict) -> list[dict]:
             g = r["answer"]
             out.append({**r, "answer": [str(x) for x in g] if isinstance(g, list) else str(g),
                         "meta": {**(r.get("meta") or {}), "category": rng.choice(cats)}})
+    return out
+
+
+def _blind_records(corpus: dict) -> list[dict]:
+    """Every corpus reply as a VLMBlind item: a task drawn per record (seed 17, file order), and its
+    own gold as text or a gold of the drawn task's kind, as when the labels were made."""
+    import random
+
+    rng = random.Random(17)
+    tasks = ["Subway Connections", "Nested Squares", "Line Plot Intersections", "Circled Letter", "Touching Circles",
+             "Counting Grid - Blank Grids", "Counting Grid - Word Grids", "Olympic Counting - Circles",
+             "Olympic Counting - Pentagons"]
+    golds = {"Counting Grid": ["5,4", "6,6", "{7, 3}", "4x4"], "Circled Letter": ["a", "B", "e"],
+             "Touching Circles": ["Yes", "No"]}
+    out = []
+    for r in corpus.values():
+        task = rng.choice(tasks)
+        kind = next((golds[k] for k in golds if task.startswith(k)), ["0", "1", "2", "3", "4", "5", "9"])
+        gold = str(r["answer"]) if rng.random() < 0.5 else rng.choice(kind)
+        out.append({**r, "question_type": "open", "answer": gold, "meta": {"task": task}})
     return out
 
 

@@ -478,10 +478,11 @@ REGEXES_BAD = ["(?P<x>a)", "(", "(?P<answer>[", "[", "a{2,1}", "(?P<answer>{lett
 CONDITIONS = ["words > 5", "distinct == 1", "answer in letters", "length <= 2 * options_length", "first_index > tokens - 5",
               "answer == 'Z'", "candidates > 2", "start > 3 and end < 40", "contains('is')", "answer + 1 > 0",
               "len(answer) == 1", "meta.source == 'x'", "1 / 0 > 1", "wrods > 5", "index >= 0", "true", "", "not",
-              "distinct == 1 and tokens > 3"]
+              "distinct == 1 and tokens > 3", "search(gold, gold)", "search('(', gold)", "search('a')"]
 WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candidates > 2", "contains('is')",
            "meta.source == 'x'", "true", "distinct == 1 and tokens > 3", "options >= 2", "'A' in letters", "len(letters) > 3",
-           "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'"]
+           "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'",
+           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
 FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
@@ -540,7 +541,8 @@ class RulesetGen(CondGen):
             return {"regex": self.v(REGEXES_OK, REGEXES_BAD + [self.text(6)]),
                     **self.options({"group": lambda: self.v(["answer"], ["x", "0"]),
                                     "matches": lambda: self.v(["all", "first", "last"], ["some"]),
-                                    "transform": lambda: self.v(["upper", "lower", "strip", "none"], ["title"])})}
+                                    "transform": lambda: self.v(["upper", "lower", "strip", "none"], ["title"]),
+                                    "expand": lambda: self.v(["\\g<answer>x", "\\g<0>-\\g<answer>"], ["\\9", "\\q", "\\g<nope>"])})}
         if kind == "option-text":
             return {"option-text": self.v([{}, {"case": self.case()}], [None])}
         if kind == "phrases":
@@ -616,7 +618,7 @@ class RulesetGen(CondGen):
                 "answer": lambda: self.maybe(lambda: self.pick(["Z", "A", ""])), "outcome": lambda: self.v(["rule", "abstain"], ["judge"]),
                 "look-in": lambda: self.v(["prepared", "original"], ["raw"]),
                 "enabled": lambda: self.maybe(lambda: self.chance(0.5)), "also": lambda: self.maybe(lambda: self.some(self.find, 2)),
-                "description": lambda: self.text(8)}
+                "description": lambda: self.text(8), "compare": lambda: self.maybe(self.compare)}
         if later or not self.clean:
             spec["skip-to"] = lambda: self.pick(later) if self.clean else self.pick(ids + ["nowhere"])
         if not self.clean:
@@ -651,7 +653,8 @@ class RulesetGen(CondGen):
         thresholds = lambda: self.v([[0.5, 0.1], [0.05]], [[]])  # noqa: E731
         return {
             "exact": lambda: {"exact": self.options({"strip": lambda: self.chance(0.5),
-                                                     "case": lambda: self.v(["exact", "ignore", "lower-prediction", "upper"], ["title"])})},
+                                                     "case": lambda: self.v(["exact", "ignore", "lower-prediction", "upper"], ["title"]),
+                                                     "prepare": lambda: self.some(self.prepare_op, 2)})},
             "relaxed": lambda: {"relaxed": self.options({"tolerance": lambda: self.pick([0.05, 0, 1e9]),
                                                          "percent-suffix": lambda: self.chance(0.5),
                                                          "gold-list-literal": lambda: self.chance(0.5)})},

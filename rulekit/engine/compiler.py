@@ -38,6 +38,7 @@ class CompiledStep:
     skip_to: int | None
     also: list[Finder]
     describe: str
+    compare: Any = None  # the step's own compare (None: the section's)
     plain: bool = field(init=False)  # only find → pick: the engine's short road when not tracing
     direct: Callable[[str, OptionSet], Any] | None = field(init=False)  # find → pick in one call (literal finds)
 
@@ -153,7 +154,9 @@ def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> Compiled
         prepare=compile_prepare(s.prepare, lambda k, n=prep_node: n.locs[k] if hasattr(n, "locs") else None),
         when=when, finder=finder, where=where, picker=Picker(s.pick, _next_key()), answer=s.answer,
         outcome=s.outcome, skip_to=skip_to, also=also,
-        describe=finder.description if finder else "nothing (fixed answer)")
+        describe=finder.description if finder else "nothing (fixed answer)",
+        compare=compile_compare(s.compare, raw_steps[i].get("compare") if i < len(raw_steps) else None)
+        if s.compare is not None else None)
 
 
 def load_ruleset(name_or_path: str) -> CompiledRuleset:

@@ -278,13 +278,14 @@ class Evaluator:
 
     def _fired(self, section, record, opts, step, answer, traces, prepared) -> Decision:
         """The decision once `step` fired with `answer`: normalize, compare, and ask the section's
-        judge when the compare cannot decide."""
-        if traces is None and section.normalize is None and section.compare == "letter" and type(answer) is str:
+        judge when the compare cannot decide (the step's own compare, when it has one)."""
+        compare = section.compare if step.compare is None else step.compare
+        if traces is None and section.normalize is None and compare == "letter" and type(answer) is str:
             correct = letter_correct(answer, record.answer)  # compares.verdict's common case, without its dispatch
             return Decision(record.id, answer, correct, 1.0 if correct else 0.0, step.outcome, step.id)
         if section.normalize is not None:
             answer = normalize_answers(answer, section.normalize)
-        decision = scored_decision(section.compare, answer, record, section.normalize, step.outcome, step.id,
+        decision = scored_decision(compare, answer, record, section.normalize, step.outcome, step.id,
                                    trace=traces, text=prepared if traces is not None else "")
         if decision.outcome == "unresolved" and isinstance(section.fallback, S.Judge):
             return judge_fallback(self, section, record, opts, traces, prepared, section.fallback, decision)

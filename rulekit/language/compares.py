@@ -77,20 +77,51 @@ class Normalize(Word):
 class ExactOptions(Word):
     """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
     `gold == pred.lower()`, so a gold with a capital letter never matches); `case: upper` uppercases
-    both (`pred.upper() == gold.upper()`, which differs from `ignore` for "ß" and a few others)."""
+    both (`pred.upper() == gold.upper()`, which differs from `ignore` for "ß" and a few others).
+    `prepare: [OPS]` runs prepare ops on both texts first (before `strip` and `case`)."""
 
     strip: bool = False
     case: Literal["exact", "ignore", "lower-prediction", "upper"] = "exact"
+    prepare: list[PrepareOp] = []
 
 
 class Exact(Word):
-    """`exact: {strip: false, case: exact}` — the prediction equals the gold string."""
+    """`exact: {strip: false, case: exact}` — the prediction equals the gold string. With `prepare`,
+    both texts go through the same ops first: VLMBlind reads a grid gold "5, 4" as "5x4" with
+    `regex-replace`, and a prediction already in that form passes through unchanged."""
 
     exact: ExactOptions = ExactOptions()
 
+    def compile(self, node: Any = None) -> Any:
+        """Itself, or with `prepare` ops: an object whose `verdict` runs them (compiled once, errors
+        located in the ruleset file)."""
+        if not self.exact.prepare:
+            return self
+        ops = node.get("exact") if isinstance(node, dict) else None
+        ops = ops.get("prepare") if isinstance(ops, dict) else None
+        locs = getattr(ops, "locs", None)
+        return CompiledExact(self, compile_prepare(self.exact.prepare,
+                                                   lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
+        if self.exact.prepare:
+            return self.compile().verdict(pred, record, normalize)
         return _plain(self, pred, record.answer, normalize)
+
+
+class CompiledExact:
+    """An `exact` compare with its prepare ops compiled."""
+
+    __slots__ = ("kind", "prepare")
+
+    def __init__(self, kind: Exact, prepare: Any):
+        self.kind, self.prepare = kind, prepare
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """`exact` on the prepared prediction and golds."""
+        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in _golds(record.answer) if g is not None]
+        return _plain(self.kind, self.prepare(pred if isinstance(pred, str) else str(pred)), golds, normalize)
 
 
 

@@ -46,8 +46,12 @@ FUNCTIONS = {
     "len": "len(X): length of a string or list.",
     "lower": "lower(S): S lowercased.",
     "upper": "upper(S): S uppercased.",
+    "search": "search(PATTERN, S): the regular expression PATTERN (a string literal, compiled at load time; "
+              "`(?py)` as in finds) is found somewhere in S read as text, like Python `re.search`; an absent "
+              "value (None) never matches. Runs with the regex time limit. VLMBlind: "
+              "`search('(\\d+)\\s*[xX×,]\\s*(\\d+)', gold)` — the gold is a grid size.",
 }
-_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "search": 2}
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
@@ -128,7 +132,9 @@ class _Build(Transformer):
 
     def string(self, tok):
         value = tok[1:-1]
-        return lambda env: value
+        fn = lambda env: value  # noqa: E731
+        fn.literal = value  # type: ignore[attr-defined]  (read by `search`)
+        return fn
 
     def true(self):
         return lambda env: True
@@ -161,6 +167,8 @@ class _Build(Transformer):
         if len(fns) != _ARITY[name]:
             raise _NameProblem(tok, f"`{name}` takes {_ARITY[name]} argument(s), got {len(fns)}", [])
         arg = fns[0]
+        if name == "search":
+            return _search(tok, fns[0], fns[1])
         if name == "contains":
             return lambda env: arg(env) in env.text
         if name == "count":
@@ -213,6 +221,26 @@ class _Build(Transformer):
 
     def or_(self, a, b):
         return lambda env: a(env) or b(env)
+
+
+def _search(tok: Token, pattern_fn, value_fn):
+    """`search(PATTERN, S)`: PATTERN must be a string literal; it is compiled here, once."""
+    from rulekit.core.errors import RulesetError
+    from rulekit.core.regex import compile_regex, timed
+
+    source = getattr(pattern_fn, "literal", None)
+    if source is None:
+        raise _NameProblem(tok, "`search` takes its pattern as a string literal: search('[0-9]+', gold)", [],
+                           code="E201")
+    try:
+        pattern = compile_regex(source, None)
+    except RulesetError as exc:
+        raise _NameProblem(tok, f"search: {exc.message}", [], code=exc.code) from None
+
+    def search(env):
+        value = value_fn(env)
+        return value is not None and timed(pattern.search, value if isinstance(value, str) else str(value)) is not None
+    return search
 
 
 # Size limits of conditions (untrusted data): README "Rulesets are untrusted data" documents them.

@@ -53,7 +53,10 @@ class RegexFind(Word):
     """`regex: PATTERN` — matches of a regular expression (the `regex` module, run with a time limit).
     The answer is the named group `group` (default `answer`; `{letters}` in the pattern becomes a
     character class of the option letters). `matches: first` looks at the first match only (like
-    `re.search`). `transform: upper|lower|strip` is applied to the captured answer. Any ruleset
+    `re.search`). `transform: upper|lower|strip` is applied to the captured answer. `expand:
+    TEMPLATE` builds the answer from several groups instead, as `match.expand` does (`\\1`,
+    `\\g<name>`): VLMBlind's "5 rows and 4 columns" with `expand: '\\g<rows>x\\g<cols>'` answers
+    `5x4`; the candidate then spans the whole match. Any ruleset
     pattern (finds, prepare ops) that starts with `(?py)` reads `\\s`, `\\w`, `\\b` (and `\\S`,
     `\\W`, `\\B`) as Python's `re` does — the `regex` module does not count \\x1c-\\x1f as
     whitespace, counts combining marks as word characters and "²" as not — so an original written
@@ -63,6 +66,7 @@ class RegexFind(Word):
     group: str = "answer"
     matches: Literal["all", "first", "last"] = "all"
     transform: Literal["upper", "lower", "strip", "none"] = "none"
+    expand: str | None = None
 
 
 class OptionTextOptions(Word):
@@ -380,8 +384,8 @@ class RegexFinder(Finder):
     """Compiled `regex` (and `word`): matches of a precompiled pattern; the answer is a named group."""
 
     def __init__(self, pattern: str, group: str, matches: str, transform: str, lower: bool, key: int,
-                 loc: Loc | None, describe: str):
-        self.group, self.matches, self.key, self.lower = group, matches, key, lower
+                 loc: Loc | None, describe: str, expand: str | None = None):
+        self.group, self.matches, self.key, self.lower, self.expand = group, matches, key, lower, expand
         self.transform = {"upper": str.upper, "lower": str.lower, "strip": str.strip}.get(transform)
         self.per_options = "{letters}" in pattern or "{letter}" in pattern
         self.source = pattern
@@ -389,7 +393,9 @@ class RegexFinder(Finder):
         self.description = describe
         if not self.per_options:
             self.pattern = compile_regex(pattern, loc)
-            if group not in self.pattern.groupindex:
+            if expand is not None:
+                _check_expand(self.pattern, expand, loc)
+            elif group not in self.pattern.groupindex:
                 raise RulesetError(f"regex `{pattern}` has no named group `(?P<{group}>...)`", loc,
                                    help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
 
@@ -403,7 +409,9 @@ class RegexFinder(Finder):
             letters = "".join(regex.escape(l) for l in opts.letters)
             source = self.source.replace("{letters}", f"[{letters}]" if letters else "(?!)")
             found = compile_regex(source, self.loc)
-            if self.group not in found.groupindex:
+            if self.expand is not None:
+                _check_expand(found, self.expand, self.loc)
+            elif self.group not in found.groupindex:
                 raise RulesetError(f"regex `{self.source}` has no named group `(?P<{self.group}>...)`", self.loc,
                                    help="name the part that is the answer, e.g. (?P<answer>[A-D])", code="E121")
             cache[self.key] = found
@@ -421,6 +429,11 @@ class RegexFinder(Finder):
             if self.matches == "last" and found:
                 found = found[-1:]
         out = []
+        if self.expand is not None:
+            for m in found:
+                value = m.expand(self.expand)
+                out.append(Candidate(self.transform(value) if self.transform else value, m.start(), m.end(), m.group()))
+            return out
         for m in found:
             value = m.group(self.group)
             if value is None:
@@ -429,6 +442,21 @@ class RegexFinder(Finder):
                 value = self.transform(value)
             out.append(Candidate(value, m.start(self.group), m.end(self.group), m.group()))
         return out
+
+
+def _check_expand(pattern: regex.Pattern, template: str, loc: Loc | None) -> None:
+    """A ruleset error for an `expand` template that `match.expand` would refuse (a group the pattern
+    does not have, a bad escape), found at load time rather than on the first match: the template
+    is tried on a pattern with the same groups that matches the empty text."""
+    try:
+        empty = regex.compile(f"(?:{pattern.pattern})?", pattern.flags)
+    except regex.error:
+        return
+    try:
+        empty.sub(template, "", count=1)
+    except (regex.error, IndexError) as exc:
+        raise RulesetError(f"`expand: {template}`: {exc}", loc,
+                           help="refer to groups of the pattern: \\1 or \\g<name>", code="E121") from None
 
 
 class WholeFinder(Finder):
@@ -542,7 +570,8 @@ def _word(find: WordFind, key: int, loc: Loc | None) -> Finder:
 
 
 def _regex(find: RegexFind, key: int, loc: Loc | None) -> Finder:
-    return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc, f"regex /{find.regex}/")
+    return RegexFinder(find.regex, find.group, find.matches, find.transform, False, key, loc, f"regex /{find.regex}/",
+                       find.expand)
 
 
 # name in YAML → (model, compile(model, key, loc) → Finder). The order is the schema's (new words go last).

@@ -49,7 +49,9 @@ class Step(Word):
     refusal) and `outcome: abstain` marks it as the ruleset declining. `skip-to: STEP` continues at
     a later step instead of answering. `also:` runs more finds on each picked answer and appends
     their answers (open-ended number extraction). `enabled: false` keeps a step in the file but
-    off (a variant can switch it on)."""
+    off (a variant can switch it on). `compare:` scores the answers THIS step gives (the section's
+    `compare` scores the others and a judge's): VLMBlind compares a `{...}` answer exactly, but
+    looks for the gold inside the whole reply when no braces were found."""
 
     id: str
     description: str | None = None
@@ -64,6 +66,7 @@ class Step(Word):
     outcome: Literal["rule", "abstain"] = "rule"
     skip_to: str | None = None
     also: list[Find] = []
+    compare: _compares.Compare | None = None
 
 
 # ---------------------------------------------------------------- fallbacks: rulekit/language/fallbacks.py

@@ -34,9 +34,31 @@ def yes_no_records(n, seed=1):
                "answer": rng.choice(["yes", "no", "Yes", "NO ", "true", "0"]), "response": rng.choice([" ", "\n", ""]).join(parts)}
 
 
+VLMBLIND_TASKS = ["Subway Connections", "Nested Squares", "Line Plot Intersections", "Circled Letter",
+                  "Touching Circles", "Counting Grid - Blank Grids", "Counting Grid - Word Grids",
+                  "Olympic Counting - Circles", "Olympic Counting - Pentagons", "Grid", "", "Other"]
+VLMBLIND_FRAG = ["{3}", "{ B }", "{}", "{a}{b}", "{2} or {3}", "{\n4\n}", "{Yes}", "}{5}", "{", "}", "5x4", "5 X 4",
+                 "5×4", "5 x\n4", "5, 4", "5 rows and 4 columns", "4 cols, 5 r", "5\nrows 4 columns", "r5c4",
+                 "12 rows by 3 cols", "3 columns, 12 rows", "\u0661\u0662x\u0663", "05x4", "5\x1cx\x1c4", "cat",
+                 "Yes", "NO", "The answer is 3.", "I count 12 circles", "two", "B", "(b)", "\u00b2", "", " ",
+                 "There are 54 cells", "6 r 7 c", "rows: 5, columns: 4", "1x1x1", "0x10"]
+VLMBLIND_GOLDS = ["3", "5,4", "5x4", "{5,4}", "5 x 4", "4,5", "12,3", "B", "b", "Yes", "No", "", "twenty", "12", " 2 ",
+                  "\u0661\u0662,\u0663", "05, 4", "1x1", "x"]
+
+
+def vlmblind_records(n, seed=3):
+    """Replies built from VLMBlind's braces / grid-size / substring fragments, each with a task."""
+    rng = random.Random(seed)
+    for i in range(n):
+        parts = [rng.choice(VLMBLIND_FRAG) for _ in range(rng.randint(1, 4))]
+        yield {"id": f"edge-blind/{i}", "question_type": "open", "question": "q?", "choices": None,
+               "answer": rng.choice(VLMBLIND_GOLDS),
+               "response": rng.choice([" ", "\n", "", ". "]).join(parts), "meta": {"task": rng.choice(VLMBLIND_TASKS)}}
+
+
 if __name__ == "__main__":
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    gen = records if kind == "mcq" else yes_no_records
+    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records}[kind]
     with open(out, "w", encoding="utf-8") as f:
         for r in gen(n):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -48,6 +48,9 @@ def item_for(bench, r):
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
     if bench == "countbench":
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"])}
+    if bench == "vlmblind":  # XAI/vlmsareblind: the gold in "groundtruth", the task in "task"
+        return {"image": _IMAGE, "prompt": r.get("question", ""), "groundtruth": str(r["answer"]),
+                "task": (r.get("meta") or {}).get("task", "")}
     raise SystemExit(f"no item mapping for {bench}")
 
 
