@@ -217,6 +217,25 @@ def test_atropos_vlmblind_scores_as_the_original(source, corpus):
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
 
+@pytest.mark.parametrize("source", ["charxiv_real", "edge_charxiv"])
+def test_atropos_charxiv_scores_as_the_original(source, corpus):
+    """CharXiv without an API key: the same score (word recall, or 1/0 in reasoning mode) on every
+    record, correct exactly when it is 1. Real replies keep their gold; mode and category are drawn
+    per record (`_charxiv_records`)."""
+    labels = _jsonl_gz(f"labels.charxiv.{source}")
+    raw = ({r["id"]: r for r in _charxiv_records(corpus)} if source == "charxiv_real"
+           else {r["id"]: r for r in _jsonl_gz(source)})
+    evaluator = Evaluator(load_ruleset("atropos-charxiv"), 0)
+    wrong, partial = [], 0
+    for label in labels:
+        d = evaluator.decide(record_from_dict(raw[label["id"]]))
+        partial += 0 < label["score"] < 1
+        if abs(d.score - label["score"]) > 1e-12 or bool(d.correct) != (label["score"] == 1.0):
+            wrong.append((label["id"], label, d.pred, d.score, d.step))
+    assert len(labels) >= 4000 and partial > 10
+    assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
+
+
 def _ocr_records(corpus: dict) -> list[dict]:
     """The corpus's open records with the category the labelling run drew for each (seed 11)."""
     import random
@@ -249,6 +268,21 @@ def _blind_records(corpus: dict) -> list[dict]:
         kind = next((golds[k] for k in golds if task.startswith(k)), ["0", "1", "2", "3", "4", "5", "9"])
         gold = str(r["answer"]) if rng.random() < 0.5 else rng.choice(kind)
         out.append({**r, "question_type": "open", "answer": gold, "meta": {"task": task}})
+    return out
+
+
+def _charxiv_records(corpus: dict) -> list[dict]:
+    """Every corpus reply as a CharXiv item: its own gold as text, a mode and a category id drawn per
+    record (seed 19, file order), as when the labels were made."""
+    import random
+
+    rng = random.Random(19)
+    out = []
+    for r in corpus.values():
+        g = r["answer"]
+        mode = rng.choice(["descriptive", "reasoning"])
+        meta = {"mode": mode, "qid": rng.randint(1, 19)} if mode == "descriptive" else {"mode": mode, "inst_category": rng.randint(1, 4)}
+        out.append({**r, "question_type": "open", "answer": str(g[0] if isinstance(g, list) else g), "meta": meta})
     return out
 
 

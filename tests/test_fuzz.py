@@ -675,6 +675,8 @@ class RulesetGen(CondGen):
             "fuzzy": lambda: {"fuzzy": self.options({"either-contains": lambda: self.chance(0.5),
                                                      "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0]),
                                                      "empty-prediction": lambda: self.v(["wrong", "compare"], ["skip"])})},
+            "word-recall": lambda: {"word-recall": self.v([{}], [{"min": 1}])},
+            "numbers-near": lambda: {"numbers-near": self.options({"within": lambda: self.v([0.01, 1, 1e9], [0, -1])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),

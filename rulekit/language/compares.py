@@ -339,6 +339,65 @@ class Fuzzy(Word):
         return False, 0.0, None
 
 
+class WordRecallOptions(Word):
+    """Options of `word-recall` (none yet: `word-recall: {}`)."""
+
+
+class WordRecall(Word):
+    """`word-recall: {}` — partial credit for open answers: the share of the gold's distinct words
+    that are among the prediction's words (both stripped and lowercased, split at whitespace), so
+    "red, blue" against "red and blue" scores 1/3 ("red," is not "red"). An empty prediction and a
+    gold without words score 0; correct only at 1. A list gold: the best of them. Atropos' CharXiv
+    descriptive questions without a judge."""
+
+    word_recall: WordRecallOptions = WordRecallOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(score == 1, score, None): the best recall over the golds (and a list prediction's items)."""
+        best = 0.0
+        for p in (pred if isinstance(pred, list) else [pred]):
+            a = str(p).strip().lower()
+            if not a:
+                continue
+            words = set(a.split())
+            for g in _golds(record.answer):
+                gold_words = set(str(g).strip().lower().split())
+                if gold_words:
+                    best = max(best, min(len(words & gold_words) / len(gold_words), 1.0))
+        return best == 1.0, best, None
+
+
+_NUMBER = re.compile(r"-?\d+\.?\d*")
+
+
+class NumbersNearOptions(Word):
+    """Options of `numbers-near`."""
+
+    within: float = Field(default=0.01, gt=0)
+
+
+class NumbersNear(Word):
+    """`numbers-near: {within: 0.01}` — correct when SOME number written in the prediction is within
+    `within` (strictly) of SOME number written in the gold, wherever they stand: numbers are the
+    matches of `-?\\d+\\.?\\d*` (Python `re`: "1,000" is 1 and 000, "1e5" is 1 and 5, "3." is 3),
+    read with `float()`. A reply listing many numbers passes when any one is near. Atropos' CharXiv
+    reasoning questions without a judge (after the gold-inside-the-reply test: use `any-of`)."""
+
+    numbers_near: NumbersNearOptions = NumbersNearOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, 1.0 or 0.0, None)."""
+        within = self.numbers_near.within
+        golds = [float(n) for g in _golds(record.answer) for n in _NUMBER.findall(str(g))]
+        if golds:
+            for p in (pred if isinstance(pred, list) else [pred]):
+                for n in _NUMBER.findall(str(p)):
+                    x = float(n)
+                    if any(abs(x - g) < within for g in golds):
+                        return True, 1.0, None
+        return False, 0.0, None
+
+
 class LetterSetOptions(Word):
     """Options of `letter-set`."""
 
@@ -474,6 +533,7 @@ BARE_COMPARE_DOC = {
 }
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
                   "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "tiers": Tiers,
+                  "word-recall": WordRecall, "numbers-near": NumbersNear,
                   "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)

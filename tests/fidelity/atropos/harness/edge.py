@@ -56,9 +56,26 @@ def vlmblind_records(n, seed=3):
                "response": rng.choice([" ", "\n", "", ". "]).join(parts), "meta": {"task": rng.choice(VLMBLIND_TASKS)}}
 
 
+CHARXIV_FRAG = ["12", "12.004", "3.995", "-4", "4.", "1,000", "1e5", "red", "red,", "Red", "and", "blue", "The answer",
+                "is", "0.5", ".5", "\u0661\u0662", "N/A", "", " ", "\n", "Time (s)", "time", "(s)", "-0.001", "0",
+                "yes", "No", "2019", "20.19", "x-axis", "\x1c", "Not Applicable"]
+
+
+def charxiv_records(n, seed=5):
+    """Replies and golds built from words and numbers, in both modes, with category ids."""
+    rng = random.Random(seed)
+    for i in range(n):
+        reply = rng.choice([" ", "\n", ", ", ""]).join(rng.choice(CHARXIV_FRAG) for _ in range(rng.randint(0, 5)))
+        gold = " ".join(rng.choice(CHARXIV_FRAG) for _ in range(rng.randint(1, 3)))
+        mode = rng.choice(["descriptive", "reasoning"])
+        meta = {"mode": mode, "qid": rng.randint(1, 20)} if mode == "descriptive" else {"mode": mode, "inst_category": rng.randint(1, 5)}
+        yield {"id": f"edge-charxiv/{i}", "question_type": "open", "question": "q?", "choices": None, "answer": gold,
+               "response": reply, "meta": meta}
+
+
 if __name__ == "__main__":
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records}[kind]
+    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records, "charxiv": charxiv_records}[kind]
     with open(out, "w", encoding="utf-8") as f:
         for r in gen(n):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

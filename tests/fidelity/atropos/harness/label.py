@@ -51,6 +51,10 @@ def item_for(bench, r):
     if bench == "vlmblind":  # XAI/vlmsareblind: the gold in "groundtruth", the task in "task"
         return {"image": _IMAGE, "prompt": r.get("question", ""), "groundtruth": str(r["answer"]),
                 "task": (r.get("meta") or {}).get("task", "")}
+    if bench == "charxiv":  # the environment's own item (setup_data): answer, qid / inst_category, no grading query
+        meta = r.get("meta") or {}
+        return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"]), "qid": meta.get("qid", 1),
+                "inst_category": meta.get("inst_category", 1), "grading_query": ""}
     raise SystemExit(f"no item mapping for {bench}")
 
 
@@ -64,6 +68,8 @@ def run(bench, records):
         return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
 
     for r in records:
+        if bench == "charxiv":  # the run's mode; no OPENAI_API_KEY, so _judge_with_gpt gives nothing (the fallback scores)
+            inst.mode = (r.get("meta") or {}).get("mode", "descriptive")
         inst.chat_completion = lambda server, messages, _t=r["response"]: reply_with(_t)
         metrics, sample = asyncio.run(inst.run_item(None, item_for(bench, r)))
         yield {"id": r["id"], "pred": sample.get("prediction", sample.get("extracted")), "correct": sample.get("correct"),
