@@ -236,6 +236,49 @@ def test_atropos_charxiv_scores_as_the_original(source, corpus):
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
 
+def _dynamath_shown(d, answer_type):
+    """Our prediction as DynaMath writes `extracted`: None when it parsed nothing; a float answer as
+    `str(float(...))` (π multiples: the number before π times π, as `transfer_pi`)."""
+    import math
+
+    if d.pred is None or d.outcome == "abstain":
+        return None
+    if answer_type != "float":
+        return d.pred
+    try:
+        head = d.pred.split("π")[0]
+        return str(float(head) * math.pi) if "π" in d.pred else str(float(d.pred))
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize("source", ["dynamath_real", "edge_dynamath"])
+def test_atropos_dynamath_scores_as_the_original(source, corpus):
+    """DynaMath: the same `extracted` (None when nothing parsed) and the same correct, over JSON
+    replies of every shape (edge cases) and plain real replies with a drawn answer type."""
+    labels = _jsonl_gz(f"labels.dynamath.{source}")
+    raw = ({r["id"]: r for r in _dynamath_records(corpus)} if source == "dynamath_real"
+           else {r["id"]: r for r in _jsonl_gz(source)})
+    evaluator = Evaluator(load_ruleset("atropos-dynamath"), 0)
+    wrong, steps = [], set()
+    for label in labels:
+        data = raw[label["id"]]
+        d = evaluator.decide(record_from_dict(data))
+        steps.add(d.step)
+        if "error" in label:  # an empty reply: the environment's error row
+            ok = not d.correct and not data["response"]
+        else:
+            ok = (bool(d.correct) == label["correct"]
+                  and _dynamath_shown(d, (data.get("meta") or {}).get("answer_type")) == label["pred"])
+        if not ok:
+            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    assert len(labels) >= 6000
+    if source == "edge_dynamath":
+        assert {"json-letter", "json-no-letter", "json-number", "json-text", "first-letter", "letter-in-first-20",
+                "first-number"} <= steps
+    assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
+
+
 def _ocr_records(corpus: dict) -> list[dict]:
     """The corpus's open records with the category the labelling run drew for each (seed 11)."""
     import random
@@ -283,6 +326,28 @@ def _charxiv_records(corpus: dict) -> list[dict]:
         mode = rng.choice(["descriptive", "reasoning"])
         meta = {"mode": mode, "qid": rng.randint(1, 19)} if mode == "descriptive" else {"mode": mode, "inst_category": rng.randint(1, 4)}
         out.append({**r, "question_type": "open", "answer": str(g[0] if isinstance(g, list) else g), "meta": meta})
+    return out
+
+
+def _dynamath_records(corpus: dict) -> list[dict]:
+    """Every corpus reply as a DynaMath item: an answer type drawn per record (seed 23, file order) and
+    its own gold as text where that fits the type (a letter, a number), else a drawn one."""
+    import random
+
+    rng = random.Random(23)
+    out = []
+    for r in corpus.values():
+        g = r["answer"]
+        g = str(g[0] if isinstance(g, list) and g else g)
+        kind = rng.choice(["multiple choice", "float", "free form"])
+        if kind == "multiple choice" and g not in list("ABCDE"):
+            g = rng.choice("ABCDE")
+        elif kind == "float":
+            try:
+                float(g)
+            except ValueError:
+                g = str(rng.randint(0, 20))
+        out.append({**r, "question_type": "open", "answer": g, "meta": {"answer_type": kind}})
     return out
 
 

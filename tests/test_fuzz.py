@@ -482,7 +482,7 @@ CONDITIONS = ["words > 5", "distinct == 1", "answer in letters", "length <= 2 * 
 WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candidates > 2", "contains('is')",
            "meta.source == 'x'", "true", "distinct == 1 and tokens > 3", "options >= 2", "'A' in letters", "len(letters) > 3",
            "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'",
-           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)"]
+           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
 FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
@@ -568,6 +568,8 @@ class RulesetGen(CondGen):
             return self.v(["only", "single", "first", "last", "rightmost", "all"], ["middle"])
         if x < 0.6:
             return {"random": self.options({"seed": lambda: self.v([0, 7, -3], ["x"])})}
+        if x < 0.7:
+            return {"first-of": self.v([["A", "B", "C", "D", "E"], ["Z", "A", "A"], [""]], [[], "A"])}
         if x < 0.8:
             return {"rightmost-of": self.template(),
                     **self.options({"ties": lambda: self.v(["option-order", "first", "last"], ["random"])})}
@@ -583,10 +585,11 @@ class RulesetGen(CondGen):
                                             for _ in range(self.r.randint(1, 2))}},
             "remove-regex": lambda: {"remove-regex": self.v(["(?s)<think>.*?</think>", "\\s+", "(a|aa)+$"], ["["])},
             "truncate": lambda: {"truncate": self.pick([0, 5, 100, -3, 2**40])},
-            "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}]],
-                                                  [[{"regex": "(x)"}], []]),
+            "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}],
+                                                   [{"json": "short answer"}], [{"json": ""}, {"boxed": {}}]],
+                                                  [[{"regex": "(x)"}], [], [{"json": 3}], [{"json": "a", "regex": "b"}]]),
                                 **self.options({"join": lambda: self.pick(["", ",", " "]),
-                                                "otherwise": lambda: self.v(["keep", "empty"], ["drop"])})},
+                                                "otherwise": lambda: self.v(["keep", "empty", "skip"], ["drop"])})},
             "slice": lambda: {"slice": self.v([[2, -2], [0, 1], [None, 3]], [[1], "x"])},
             "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],
                                                         [{"at": ""}, {"index": 2}])},
@@ -667,7 +670,8 @@ class RulesetGen(CondGen):
             "yes-no": lambda: {"yes-no": self.options({"yes": lambda: self.some(lambda: self.pick(["yes", "true", "A"]), 2),
                                                        "no": lambda: self.some(lambda: self.pick(["no", "false", "B"]), 2),
                                                        "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
-            "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2)})},
+            "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2),
+                                                           "either-way": lambda: self.v([True, False], ["both"])})},
             "tiers": lambda: {"tiers": self.v([[{"compare": self.compare(depth=1), "score": self.pick([1.0, 0.5, 0.0])}]],
                                               [[], [{"compare": "letter", "score": 2}]])},
             "letter-set": lambda: {"letter-set": self.options({"letters": lambda: self.v(["ABCDE", "AB"], [""])})},
@@ -680,7 +684,10 @@ class RulesetGen(CondGen):
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
-                                                                 "within": lambda: self.v([0.01, 1.0], [0, -1])})},
+                                                                 "within": lambda: self.v([0.01, 1.0], [0, -1]),
+                                                                 "edge": lambda: self.v(["exclusive", "inclusive"], ["open"]),
+                                                                 "symbols": lambda: self.v([{"π": 3.141592653589793}, {"": 2.0, "x": -1e308}],
+                                                                                           [{"π": "pi"}, ["π"]])})},
             "equivalent": lambda: {"equivalent": {"tests": self.v([["identical"], [{"numeric": {}}], ["identical", {"numeric": {}}]],
                                                                   [[{"symbolic": {}}]]),
                                                   **self.options({"credit": lambda: self.v(["match", "fraction"], ["half"]),

@@ -28,6 +28,8 @@ class RecordEnv:
             return len(self.text.split())
         if name == "length":
             return len(self.text)
+        if name == "text":
+            return self.text
         choices = record.choices or {}
         if name == "options":
             return len(choices)

@@ -11,7 +11,7 @@ import random
 from typing import Any, Iterable, Iterator
 
 from rulekit.language import schema as S
-from rulekit.language.expr import ConditionFailed
+from rulekit.language.expr import ConditionFailed, SkipStep
 from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
@@ -45,6 +45,8 @@ class Env:
             return self._words
         if name == "length":
             return len(self.text)
+        if name == "text":
+            return self.text
         if name == "tokens":
             return self.tokens_count if self.tokens_count is not None else self.get("words")
         if name == "options":
@@ -203,7 +205,11 @@ class Evaluator:
             if traces is None and step.direct is not None:  # a literal find and its pick in one call
                 text = prepared if step.look_in == "prepared" else original
                 if step.prepare is not None:
-                    text = step.prepare(text)
+                    try:
+                        text = step.prepare(text)
+                    except SkipStep:
+                        i += 1
+                        continue
                 if step.when is None or step.when(Env(text, record, opts)):
                     answer = step.direct(text, opts)
                     if answer is not NO_ANSWER:
@@ -221,7 +227,13 @@ class Evaluator:
                 continue
             text = prepared if step.look_in == "prepared" else original
             if step.prepare is not None:
-                text = step.prepare(text)
+                try:
+                    text = step.prepare(text)
+                except SkipStep as exc:
+                    if traces is not None:
+                        traces.append(_st(step, "passed", f"its prepare skipped it: {exc}"))
+                    i += 1
+                    continue
             when = step.when
             env = Env(text, record, opts) if when is not None or step.where is not None else None
             if when is not None and not when.needs_candidates and not when(env):

@@ -266,13 +266,16 @@ class ContainsOptions(Word):
     """Options of `contains`."""
 
     prepare: list[PrepareOp] = []
+    either_way: bool = False
 
 
 class Contains(CompiledOnUse, Word):
     """`contains: {prepare: [OPS]}` — correct when a gold, after the prepare ops, occurs in the
     prediction after the same ops (a list gold: any of them; an empty gold occurs in everything).
     OCRBench: `[strip, lowercase, {replace: {"\\n": " "}}]`, and for handwritten formulas
-    `[strip, {replace: {"\\n": " ", " ": ""}}]` (pick per record with `cases`)."""
+    `[strip, {replace: {"\\n": " ", " ": ""}}]` (pick per record with `cases`). `either-way: true`
+    also counts the prediction inside the gold (an empty prediction is inside every gold: DynaMath's
+    free-form answers, compared lowercased and unstripped)."""
 
     contains: ContainsOptions = ContainsOptions()
 
@@ -282,23 +285,26 @@ class Contains(CompiledOnUse, Word):
         ops = ops.get("prepare") if isinstance(ops, dict) else None
         locs = getattr(ops, "locs", None)
         return CompiledContains(compile_prepare(self.contains.prepare,
-                                                lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+                                                lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None),
+                                self.contains.either_way)
 
 
 class CompiledContains:
     """A `contains` compare with its prepare ops compiled."""
 
-    __slots__ = ("prepare",)
+    __slots__ = ("prepare", "either_way")
 
-    def __init__(self, prepare: Any):
+    def __init__(self, prepare: Any, either_way: bool = False):
         self.prepare = prepare or (lambda text: text)
+        self.either_way = either_way
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Some prepared gold inside the prepared prediction (any of a list prediction)."""
+        """Some prepared gold inside the prepared prediction (any of a list prediction); with
+        `either-way`, or the prediction inside it."""
         golds = [self.prepare(str(g)) for g in _golds(record.answer)]
         for p in (pred if isinstance(pred, list) else [pred]):
             text = self.prepare(str(p))
-            if any(g in text for g in golds):
+            if any(g in text or (self.either_way and text in g) for g in golds):
                 return True, 1.0, None
         return False, 0.0, None
 

@@ -20,6 +20,8 @@ from rulekit.core.resources import resource_dir
 VARIABLES = {
     "words": "number of whitespace-separated words in the step's text (`len(text.split())`).",
     "length": "number of characters in the step's text.",
+    "text": "the step's text itself (after its prepare ops; in a compare's `cases`, the prediction), e.g. "
+            "`search('^[0-9]+$', text)`.",
     "tokens": "number of tokens of the step's `token` find (its own separators), else `words`.",
     "options": "number of options of the record.",
     "options_length": "total characters of all option texts (as given, before any lowercasing).",
@@ -95,6 +97,11 @@ class PrepareFailed(ConditionFailed):
     """A prepare op refused its text (an unbalanced `\\boxed{` under `unbalanced: fail`). Inside an
     `equivalent` compare the answer is then unequal to everything; in a step's or section's prepare
     the engine reports the record as outcome `error` (this is a ConditionFailed for that reason)."""
+
+class SkipStep(PrepareFailed):
+    """A step's own prepare op declined its text (`extract` with `otherwise: skip`): the engine lets
+    the step pass, as if its find found nothing. Anywhere else it fails like any PrepareFailed."""
+
 
 class Condition:
     """A compiled condition: call it with an Env; `names` lists the variables it reads."""

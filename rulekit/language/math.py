@@ -36,11 +36,18 @@ class NumberEqualOptions(Word):
     or differs `unresolved` (the original asks its judge) instead of wrong; `falsy: judge` does the
     same for a CORRECT value that is zero (an original that tests `if post_check(...)` treats 0 as
     "not prefetched" and asks the judge). `within: T` accepts |prediction - gold| < T (strict) instead
-    of equality (Atropos' MathVerse: `abs(float(p) - float(a)) < 0.01`)."""
+    of equality (Atropos' MathVerse: `abs(float(p) - float(a)) < 0.01`); `edge: inclusive` accepts
+    a difference of exactly T too (DynaMath: `<= 0.001`). `symbols: {"π": 3.141592653589793}`
+    (float-equal): a PREDICTION holding a symbol is read as `float(the text before its first
+    occurrence) × value`, what follows it ignored — "2π" is 6.283…, "2π/3" too; "π" alone and
+    "π/2" have nothing before the symbol and do not parse — as DynaMath's `transfer_pi` reads
+    them; the gold is read with plain `float()`."""
 
     otherwise: Otherwise = "wrong"
     falsy: Literal["correct", "judge"] = "correct"
     within: Optional[float] = Field(default=None, gt=0)
+    edge: Literal["exclusive", "inclusive"] = "exclusive"
+    symbols: dict[str, float] = {}
 
 
 class IntEqual(Word):
@@ -371,16 +378,18 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
         (float, kind.float_equal, "float-equal")
     golds = [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
     try:
-        value = convert(pred)
+        value = _with_symbols(pred, opts.symbols) if opts.symbols and convert is float else convert(pred)
     except (ValueError, TypeError, OverflowError):
         value = None
+    inclusive = opts.edge == "inclusive"
     if value is not None:
         for g in golds:
             try:
                 target = convert(g)
             except (ValueError, TypeError, OverflowError):
                 continue
-            if value == target if opts.within is None else abs(value - target) < opts.within:
+            if value == target if opts.within is None else (abs(value - target) <= opts.within if inclusive
+                                                            else abs(value - target) < opts.within):
                 if not value and opts.falsy == "judge":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
                                                   f"treats it as not prefetched and asks its judge",
@@ -391,6 +400,16 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
         return False, 0.0, Unresolved(f"{name}: the prediction {why}; the original asks its judge",
                                       pairs=[(str(pred), str(g)) for g in golds])
     return False, 0.0, None
+
+
+def _with_symbols(pred: Any, symbols: dict[str, float]) -> float:
+    """`float()` of the prediction, or, when it holds one of `symbols` (first listed first), float() of
+    the text before that symbol's first occurrence times the symbol's value."""
+    text = pred if isinstance(pred, str) else str(pred)
+    for symbol, factor in symbols.items():
+        if symbol and symbol in text:
+            return float(text.split(symbol, 1)[0]) * factor
+    return float(pred)
 
 
 # ---------------------------------------------------------------- equivalent

@@ -58,6 +58,15 @@ class RandomPick(Word):
     random: RandomPickOptions = RandomPickOptions()
 
 
+class FirstOf(Word):
+    """`first-of: [A, B, C, D, E]` — of the candidates' answers, the one that comes first IN THIS LIST,
+    wherever it stands in the text; answers not in the list are never picked (no answer: the step
+    passes). DynaMath's `for ch in "ABCDE": if ch in text: return ch` — "the answer is B, not A"
+    answers A."""
+
+    first_of: list[str] = Field(min_length=1)
+
+
 BARE_PICK = Literal["only", "single", "first", "last", "rightmost", "all"]
 BARE_PICK_DOC = {
     "only": "fires only when the candidates hold exactly one distinct answer.",
@@ -73,6 +82,7 @@ PICKS: dict[str, tuple[type[Word], Callable[[Any], tuple[str, str | None, str]]]
     "rightmost-of": (RightmostOf, lambda p: ("rightmost-of", p.rightmost_of, p.ties)),
     "rightmost": (Rightmost, lambda p: ("rightmost", None, p.rightmost.ties)),
     "random": (RandomPick, lambda p: ("random", None, "option-order")),
+    "first-of": (FirstOf, lambda p: ("first-of", None, "option-order")),
 }
 PICK_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PICKS.items()}
 _CONFIG = {model: config for model, config in PICKS.values()}
@@ -97,9 +107,10 @@ class Picker:
         if config is not None:
             self.kind, self.template, self.ties = config(pick)
             self.seed = pick.random.seed if self.kind == "random" else 0
+            self.order = {a: i for i, a in enumerate(reversed(pick.first_of))} if self.kind == "first-of" else None
         elif pick in BARE_PICK_DOC:
             self.kind, self.template, self.ties = pick, None, "option-order"
-            self.seed = 0
+            self.seed, self.order = 0, None
         else:
             raise ValueError(f"unsupported pick {pick!r}")
 
@@ -116,6 +127,13 @@ class Picker:
         if kind == "last":
             c = max(kept, key=_position)
             return c.answer, f"last candidate, at {c.start}" if explain else ""
+        if kind == "first-of":
+            order = self.order  # answer → rank, the list's first entry ranked highest (a repeated entry: its first place)
+            ranked = [c.answer for c in kept if isinstance(c.answer, str) and c.answer in order]
+            if not ranked:
+                return NO_ANSWER, (f"none of {len(kept)} candidates is in the `first-of` list" if explain else "")
+            best = max(ranked, key=order.__getitem__)
+            return best, (f"{best}: first in the `first-of` list of {len(set(ranked))} answers found" if explain else "")
         if len(kept) == 1:
             return kept[0].answer, "one answer found" if kind != "only" else "the only answer found"
         if kind == "single":

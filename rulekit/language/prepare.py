@@ -6,6 +6,7 @@ registry line here.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable, Literal, Optional, Union
 
@@ -14,7 +15,7 @@ from pydantic import Field
 
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.regex import compile_regex, timed
-from rulekit.language.expr import PrepareFailed
+from rulekit.language.expr import PrepareFailed, SkipStep
 from rulekit.language.finds import BoxedFind, boxed_spans
 from rulekit.language.words import Word, word_union
 
@@ -68,20 +69,35 @@ class ExtractRegex(Word):
     matches: Literal["all", "first", "last"] = "all"
 
 
-ExtractSource = Union[BoxedFind, ExtractRegex]
+class ExtractJson(Word):
+    """A JSON source of `extract`: `{json: FIELD}` — the whole text read as JSON (Python `json.loads`
+    with `strict=False`: raw control characters inside strings are allowed; NaN and Infinity too);
+    when it is an object holding FIELD with a value other than null, that value is the answer — a
+    string as it is, anything else as Python's `str()` writes it (3.0 → "3.0", true → "True",
+    [1, 2] → "[1, 2]"). Text that is not JSON, another JSON value (a list, a number) or an object
+    without FIELD finds nothing. A key given twice: the last one counts. DynaMath's "short answer"."""
+
+    json_field: str = Field(alias="json")  # not `json`: a pydantic model has a `json` method
+
+
+ExtractSource = Union[BoxedFind, ExtractRegex, ExtractJson]
 
 
 class ExtractOp(Word):
     """`extract: [SOURCE, ...]` with `join: ","` — replace the text by what the FIRST source that finds
     anything found, its answers joined with `join`; when no source finds anything the text is left as
     it is (`otherwise: keep`) or becomes empty (`otherwise: empty`: a step whose own prepare holds the
-    op then finds nothing, e.g. "read the `<answer>` tag, and only the tag"). A source is a `boxed`
-    find or `{regex: PATTERN}` (named group `answer`). Example, the OlympiadBench preprocessing:
-    every `\\boxed{}` joined with ","; else the `$...$` spans of the last line; else the whole text."""
+    op then finds nothing, e.g. "read the `<answer>` tag, and only the tag"), or, in a step's own
+    `prepare`, skips the step (`otherwise: skip`: the step passes as if its find found nothing,
+    however the rest of its prepare would have read the text; elsewhere it fails the record like an
+    op that refuses its text). A source is a `boxed` find, `{regex: PATTERN}` (named group `answer`)
+    or `{json: FIELD}`. Example, the OlympiadBench preprocessing: every `\\boxed{}` joined with ",";
+    else the `$...$` spans of the last line; else the whole text. DynaMath: `{json: short answer}`
+    with `otherwise: skip`, so a reply without that JSON field goes to the next step."""
 
     extract: list[ExtractSource]
     join: str = ""
-    otherwise: Literal["keep", "empty"] = "keep"
+    otherwise: Literal["keep", "empty", "skip"] = "keep"
 
 
 class SliceOp(Word):
@@ -200,21 +216,37 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
         if isinstance(source, BoxedFind):
             spec = source.boxed
             sources.append(lambda t, spec=spec: [t[s:e] for s, e in boxed_spans(t, spec)])
+        elif isinstance(source, ExtractJson):
+            sources.append(lambda t, field=source.json_field: _json_field(t, field))
         else:
             pattern = compile_regex(source.regex, loc)
             if source.group not in pattern.groupindex:
                 raise RulesetError(f"regex `{source.regex}` has no named group `(?P<{source.group}>...)`", loc,
                                    code="E121")
             sources.append(lambda t, p=pattern, g=source.group, m=source.matches: _regex_answers(p, g, m, t))
-    join, keep = op.join, op.otherwise == "keep"
+    join, otherwise = op.join, op.otherwise
 
     def extract(text: str) -> str:
         for source in sources:
             found = source(text)
             if found:
                 return join.join(found)
-        return text if keep else ""
+        if otherwise == "skip":
+            raise SkipStep("`extract` found nothing (`otherwise: skip`)")
+        return text if otherwise == "keep" else ""
     return extract
+
+
+def _json_field(text: str, field: str) -> list[str]:
+    """[the field's value as text] when `text` is a JSON object holding `field` (not null), else []."""
+    try:
+        value = json.loads(text, strict=False)
+    except (ValueError, RecursionError):  # not JSON (JSONDecodeError), an int over Python's digit limit, deep nesting
+        return []
+    if not isinstance(value, dict):
+        return []
+    found = value.get(field)
+    return [] if found is None else [found if isinstance(found, str) else str(found)]
 
 
 def _slice(op: SliceOp, loc: Loc | None) -> Callable[[str], str]:

@@ -73,9 +73,40 @@ def charxiv_records(n, seed=5):
                "response": reply, "meta": meta}
 
 
+DYNAMATH_VALUES = ['"B"', '"b"', '"Answer: C"', '"(D)"', '"none"', '"nothing"', '""', '" 3"', '"3"', '"3.0005"', '"2.999"',
+                   '"4π"', '"π"', '"π/2"', '"2π/3"', '"-1.5 cm"', '"1,000"', '"²"', '"3²"', '"\u0663"', '"①"', '3', '3.0',
+                   '2.0005', '1e400', 'NaN', '-Infinity', 'true', 'null', '[1, 2]', '{"a": 1}', '"Increasing"',
+                   '"increasing function"', '"inc"', '"\\frac{1}{2}"', '"say \\"yes\\""', '"line\nbreak"',
+                   '"tab\there"', '"E"', '"12.566 cm"', '"0.5"', '"-0.5"', '"1_0"', '"inf"']
+DYNAMATH_WRAP = ['{{"solution": "s", "short answer": {v}}}', '{{"short answer": {v}}}', '```json\n{{"solution": "a}}b",\n"short answer": {v}\n}}\n```',
+                 'Here it is: {{"short answer": {v}, "short answer": "A"}} done', '{{"Short Answer": {v}}}', '{{"short answer": {v}',
+                 '{{"solution": "x = \\\\frac{{1}}{{2}}", "short answer": {v}}}', '[{{"short answer": {v}}}]', '{v}', 'The answer is {v}.',
+                 '{{"short answer": {v}}} and {{"short answer": "C"}}', 'B) {{"short answer": {v}}}', '{{"solution": "{{nested}}", "short answer": {v}}}',
+                 '{{"short answer": {v} }}}}', '}} {{"short answer": {v}}}']
+DYNAMATH_TEXT = ["", "C is right", "I think the answer is D", "  b) twelve", "The area is 3² = 9", "x = -0.5 or 2", "about 12.5664",
+                 "ANSWER: E", "none of these", "\u0663.5 apples", "1.2.3", "-.5", "Ⅻ", "ß and C"]
+
+
+def dynamath_records(n, seed=7):
+    """DynaMath replies: JSON objects (well-formed or not, fenced, doubled, escaped) around short answers of
+    every JSON type, or plain text; each with an answer type and a gold of that type."""
+    rng = random.Random(seed)
+    golds = {"multiple choice": ["A", "B", "C", "D", "E", "b"], "float": ["3", "3.0", "12.566", "-0.5", "1000", "2", "0.5", "6.283"],
+             None: ["increasing", "Increasing", "inc", "3", "yes", ""]}
+    for i in range(n):
+        kind = rng.choice(["multiple choice", "float", "free form", None])
+        if rng.random() < 0.75:
+            reply = rng.choice(DYNAMATH_WRAP).format(v=rng.choice(DYNAMATH_VALUES))
+        else:
+            reply = " ".join(rng.choice(DYNAMATH_TEXT) for _ in range(rng.randint(1, 3)))
+        meta = {"answer_type": kind} if kind is not None else {}
+        yield {"id": f"edge-dynamath/{i}", "question_type": "open", "question": "q?", "choices": None,
+               "answer": rng.choice(golds.get(kind, golds[None])), "response": reply, "meta": meta}
+
+
 if __name__ == "__main__":
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records, "charxiv": charxiv_records}[kind]
+    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records, "charxiv": charxiv_records, "dynamath": dynamath_records}[kind]
     with open(out, "w", encoding="utf-8") as f:
         for r in gen(n):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -55,6 +55,11 @@ def item_for(bench, r):
         meta = r.get("meta") or {}
         return {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"]), "qid": meta.get("qid", 1),
                 "inst_category": meta.get("inst_category", 1), "grading_query": ""}
+    if bench == "dynamath":  # the gold in "ground_truth", the answer type when the record has one
+        item = {"image": _IMAGE, "question": r.get("question", ""), "ground_truth": str(r["answer"])}
+        if "answer_type" in (r.get("meta") or {}):
+            item["answer_type"] = r["meta"]["answer_type"]
+        return item
     raise SystemExit(f"no item mapping for {bench}")
 
 
