@@ -279,6 +279,55 @@ def test_atropos_dynamath_scores_as_the_original(source, corpus):
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
 
+def _math_shown(d, response: str):
+    """Our prediction as MathVista / MATH-Vision write `extracted`: "" when nothing was found; for
+    MATH-Vision's `*-as-text` steps (an option letter can_infer found inside the fallback's
+    prediction) that prediction itself — the last A-H letter, the last number, the first 100
+    characters of the stripped reply."""
+    import re
+
+    t = response.strip()
+    if d.step == "last-letter-as-text":
+        return re.findall("[A-H]", t.upper())[-1]
+    if d.step == "number-as-text":
+        return re.findall(r"-?\d+\.?\d*", t)[-1]
+    if d.step == "head-as-text":
+        return t[:100]
+    return d.pred if d.pred is not None else ""
+
+
+MATH_CASES = [("atropos-mathvista", "sub_mathvista", "MathVista"), ("atropos-mathvista", "edge_math", None),
+              ("atropos-mathvista", "all_corpus", None),
+              ("atropos-mathvision", "sub_mathvision", "MATH-Vision"), ("atropos-mathvision", "edge_math", None),
+              ("atropos-mathvision", "all_corpus", None)]
+
+
+@pytest.mark.parametrize("ruleset, source, benchmark", MATH_CASES)
+def test_atropos_math_rulesets_score_as_the_original(ruleset, source, benchmark, corpus):
+    """MathVista and MATH-Vision without an API key: the same extracted answer and the same correct,
+    on the corpus replies of that benchmark (their own options, answer types and precisions), on
+    every corpus reply (`all_corpus`: options when the record has them, gold as text) and on
+    generated edge cases (lists such as "[1-2]", "10^3", the letter-A quirk of is_equal)."""
+    bench = ruleset.split("-", 1)[1]
+    labels = _jsonl_gz(f"labels.{bench}.{source}")
+    raw = corpus if source != "edge_math" else {r["id"]: r for r in _jsonl_gz(source)}
+    evaluator = Evaluator(load_ruleset(ruleset), 0)
+    wrong = []
+    for label in labels:
+        data = dict(raw[label["id"]])
+        data["answer"] = str(data["answer"])
+        d = evaluator.decide(record_from_dict(data))
+        if "error" in label:  # an empty reply: the environment's error row
+            ok = not d.correct and not data["response"]
+        else:
+            want = data["response"].strip() if label.get("whole") else label["pred"]
+            ok = bool(d.correct) == label["correct"] and _math_shown(d, data["response"]) == want
+        if not ok:
+            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    assert len(labels) >= 3000
+    assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
+
+
 def _ocr_records(corpus: dict) -> list[dict]:
     """The corpus's open records with the category the labelling run drew for each (seed 11)."""
     import random

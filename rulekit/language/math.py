@@ -20,6 +20,7 @@ from typing import Any, Callable, Literal, Optional, Union
 
 from pydantic import Field
 
+from rulekit.core.pyliteral import Unreadable, read_literal
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.language import prepare as _P
@@ -48,6 +49,7 @@ class NumberEqualOptions(Word):
     within: Optional[float] = Field(default=None, gt=0)
     edge: Literal["exclusive", "inclusive"] = "exclusive"
     symbols: dict[str, float] = {}
+    via_float: bool = False
 
 
 class IntEqual(Word):
@@ -259,7 +261,90 @@ class Equivalent(Word):
         return math_verdict(self, pred, record)
 
 
-COMPARE_MODELS = {"int-equal": IntEqual, "float-equal": FloatEqual, "equivalent": Equivalent}
+class ArithmeticOptions(Word):
+    """Options of `arithmetic`."""
+
+    within: Optional[float] = Field(default=None, gt=0)
+    prepare: list[_P.PrepareOp] = []
+    names: dict[str, Literal["gold"]] = {}
+
+
+class Arithmetic(Word):
+    """`arithmetic: {within: 1e-6}` — both texts read as Python reads a literal arithmetic expression
+    (what an original gets from `eval(text)`), but parsed by `ast` and never run: numbers, strings,
+    True/False/None, lists, tuples, sets, dicts, unary `- + ~ not`, binary `+ - * / // % ** ^ & | <<
+    >>` between numbers ("10^3" is 9, as in Python) and `+` joining two lists or strings. Without
+    `within`: correct when the two values are equal by Python's `==` ([1.0, 2] equals [1, 2]; "[1-2]"
+    is [-1]: MathVista's list answers). With `within: T`: when `float()` of both values differs by
+    less than T (MATH-Vision's is_equal; a string value is read by `float()` too). A text with a name,
+    a call, an attribute, a subscript or a comparison — or a value over the size limits — is not
+    read, and the pair is not equal (the original's `eval` would run it; rulekit does not). Both
+    texts first go through `prepare`. A list gold: any of them. `names: {a: gold}` lets the
+    PREDICTION name the gold's value: MATH-Vision's is_equal runs `b = eval(prediction)` right after
+    `a = eval(gold)`, inside the function whose locals `eval` sees, so the prediction "a" (the
+    letter A, lowercased) reads as the gold itself and is right whenever the gold is a number."""
+
+    arithmetic: ArithmeticOptions = ArithmeticOptions()
+
+    def compile(self, node: Any = None) -> "CompiledArithmetic":
+        """The prepare ops compiled once (errors located in the ruleset file)."""
+        ops = node.get("arithmetic") if isinstance(node, dict) else None
+        ops = ops.get("prepare") if isinstance(ops, dict) else None
+        locs = getattr(ops, "locs", None)
+        return CompiledArithmetic(self.arithmetic.within, tuple(self.arithmetic.names),
+                                  compile_prepare(self.arithmetic.prepare,
+                                                  lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+
+    def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
+        """Compile, then decide."""
+        return self.compile().verdict(pred, record, normalize)
+
+
+class CompiledArithmetic:
+    """An `arithmetic` compare with its prepare ops compiled."""
+
+    __slots__ = ("within", "gold_names", "prepare")
+
+    def __init__(self, within: float | None, gold_names: tuple, prepare: Any):
+        self.within, self.gold_names, self.prepare = within, gold_names, prepare or (lambda text: text)
+
+    def _read(self, text: Any, names: dict | None = None) -> Any:
+        try:
+            value = read_literal(self.prepare(text if isinstance(text, str) else str(text)), names)
+            return float(value) if self.within is not None else value
+        except (Unreadable, TypeError, ValueError, OverflowError):
+            return _UNREAD
+
+    def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
+        """(correct, 1.0 or 0.0, None)."""
+        golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
+        value = self._read(pred) if not self.gold_names else _UNREAD
+        if value is _UNREAD and not self.gold_names:
+            return False, 0.0, None
+        for g in golds:
+            if self.gold_names:  # the gold's value (as read, before float()) under the given names
+                try:
+                    raw = read_literal(self.prepare(g if isinstance(g, str) else str(g)))
+                except Unreadable:
+                    continue
+                value = self._read(pred, dict.fromkeys(self.gold_names, raw))
+                if value is _UNREAD:
+                    continue
+            target = self._read(g)
+            if target is _UNREAD:
+                continue
+            try:
+                same = value == target if self.within is None else abs(value - target) < self.within
+            except (TypeError, ValueError, OverflowError):
+                same = False
+            if same:
+                return True, 1.0, None
+        return False, 0.0, None
+
+
+_UNREAD = object()
+
+COMPARE_MODELS = {"int-equal": IntEqual, "float-equal": FloatEqual, "equivalent": Equivalent, "arithmetic": Arithmetic}
 
 # `compare: ...` entries come from compares.py's registry; these are the words inside `equivalent`.
 VOCABULARY = {
@@ -377,6 +462,8 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
     convert, opts, name = (int, kind.int_equal, "int-equal") if isinstance(kind, IntEqual) else \
         (float, kind.float_equal, "float-equal")
     golds = [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
+    if convert is int and opts.via_float:
+        convert = _int_via_float
     try:
         value = _with_symbols(pred, opts.symbols) if opts.symbols and convert is float else convert(pred)
     except (ValueError, TypeError, OverflowError):
@@ -400,6 +487,11 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
         return False, 0.0, Unresolved(f"{name}: the prediction {why}; the original asks its judge",
                                       pairs=[(str(pred), str(g)) for g in golds])
     return False, 0.0, None
+
+
+def _int_via_float(text: Any) -> int:
+    """`int(float(text))` (ValueError / OverflowError for nan and inf, as Python raises)."""
+    return int(float(text))
 
 
 def _with_symbols(pred: Any, symbols: dict[str, float]) -> float:

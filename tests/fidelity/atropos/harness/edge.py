@@ -104,9 +104,39 @@ def dynamath_records(n, seed=7):
                "answer": rng.choice(golds.get(kind, golds[None])), "response": reply, "meta": meta}
 
 
+MATH_FRAG = ["The answer is (B).", "B", "(c)", "I pick A because", "Answer: D", "102 degrees", "97", "It is E", "h", "G.",
+             "12 apples", "3.7", "-4", "1,000", "1e3", "x = 1.25", "0.333", "٣", "3²", "[2007, 2008]", "[1-2]", "[01]",
+             "[1, 2,]", "[ ]", "[1..2]", "[--1]", "[1.0, 2]", "[-0.5, 3]", "[1 2]", "[5.]", "(1, 2)", "Yes", "no", "1/2",
+             "10^3", "2**3", "", " ", "\n", "Failed to obtain answer via API", "none of the above", "\u00df", "0", "-0",
+             "007", "sum([])", "pi", "\\frac{1}{2}", "2\\sqrt{2}", "3.", ".5", "inf", "nan", "1_000"]
+MATH_OPTIONS = [None, {"A": "97", "B": "102", "C": "107", "D": "122"}, {"A": "A", "B": "B", "C": "C", "D": "D", "E": "E"},
+                {"A": "97 degrees", "B": "102 degrees"}, {"A": "3", "B": "12", "C": "1/2", "D": ""}, {"A": "yes", "B": "no"},
+                {k: f"option {k}" for k in "ABCDEFGHIJ"}]
+MATH_GOLDS = ["B", "b", "A", "E", "102", "3", "3.7", "12", "1.25", "-4", "1000", "[2007, 2008]", "[-1]", "[1, 2]", "(1, 2)",
+              "[5.0]", "yes", "Yes", "1/2", "0.5", "9", "8", "\\frac{1}{2}", "", " 3 ", "inf", "G", "h"]
+
+
+def math_records(n, seed=9):
+    """MathVista / MATH-Vision replies: letters, numbers, lists and text fragments; options or none; every
+    answer type, with and without a precision."""
+    rng = random.Random(seed)
+    for i in range(n):
+        reply = rng.choice([" ", "\n", ". ", ""]).join(rng.choice(MATH_FRAG) for _ in range(rng.randint(1, 4)))
+        options = rng.choice(MATH_OPTIONS)
+        meta = {}
+        if options is None:
+            kind = rng.choice(["integer", "float", "list", "text", "other", None])
+            if kind:
+                meta["answer_type"] = kind
+            if kind == "float" and rng.random() < 0.7:
+                meta["precision"] = rng.choice([0, 1, 2, 3, 1.0])
+        yield {"id": f"edge-math/{i}", "question_type": "multiple-choice" if options else "open", "question": "q?",
+               "choices": options, "answer": rng.choice(MATH_GOLDS), "response": reply, "meta": meta}
+
+
 if __name__ == "__main__":
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records, "charxiv": charxiv_records, "dynamath": dynamath_records}[kind]
+    gen = {"mcq": records, "yn": yes_no_records, "vlmblind": vlmblind_records, "charxiv": charxiv_records, "dynamath": dynamath_records, "math": math_records}[kind]
     with open(out, "w", encoding="utf-8") as f:
         for r in gen(n):
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

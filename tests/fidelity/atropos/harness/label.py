@@ -1,12 +1,12 @@
 """Run the ORIGINAL Atropos run_item on corpus replies (the model call replaced by the stored reply)
 and write what it decided: prediction, correct, extraction method. Usage:
     PYTHONHASHSEED=N python label.py BENCH OUT.jsonl [records.jsonl]"""
-import asyncio, json, sys
+import asyncio, json, os, sys
 from types import SimpleNamespace
 import load
 
 CORPUS = "/work/shared/corpus/responses.jsonl"
-BENCH_OF = {"mmstar": "MMStar", "mmbench": "MMBench", "blink": "BLINK", "mmmu": "MMMU", "mmmu_pro": "MMMU-Pro",
+BENCH_OF = {"mathvista": "MathVista", "mathvision": "MATH-Vision", "mmstar": "MMStar", "mmbench": "MMBench", "blink": "BLINK", "mmmu": "MMMU", "mmmu_pro": "MMMU-Pro",
             "hallusionbench": "HallusionBench", "mmt_bench": None, "mmvp": None, "seedbench2_plus": None, "ai2d": None,
             "pope": None}
 
@@ -60,13 +60,27 @@ def item_for(bench, r):
         if "answer_type" in (r.get("meta") or {}):
             item["answer_type"] = r["meta"]["answer_type"]
         return item
+    if bench == "mathvista":  # AI4Math/MathVista fields: question_type, choices (a list), answer_type, precision
+        meta, choices = r.get("meta") or {}, r.get("choices") or {}
+        item = {"image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"]),
+                "question_type": "multi_choice" if r["question_type"] == "multiple-choice" else "free_form",
+                "choices": list(choices.values()) if choices else None}
+        for key in ("answer_type", "precision"):
+            if meta.get(key) is not None:
+                item[key] = meta[key]
+        return item
+    if bench == "mathvision":  # the environment reads options from `choices` (a list)
+        choices = r.get("choices") or {}
+        return {"decoded_image": _IMAGE, "question": r.get("question", ""), "answer": str(r["answer"]),
+                "choices": list(choices.values())}
     raise SystemExit(f"no item mapping for {bench}")
 
 
 def run(bench, records):
     mod = load.env(bench)
     inst = load.instance(mod)
-    inst.use_gpt_evaluation = False  # the path a run without an API key takes (mathverse_environment.py:279-296)
+    inst.use_gpt_evaluation = False
+    os.environ.pop("OPENAI_API_KEY", None)  # MathVista / MATH-Vision / CharXiv: no key, the GPT step gives nothing  # the path a run without an API key takes (mathverse_environment.py:279-296)
     inst.images_base = "/tmp"  # VisuLogic reads item["image_path"] under it (a 1-pixel PNG; never looked at)
 
     async def reply_with(text):
