@@ -189,6 +189,22 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     assert wrong == [], f"{len(wrong)} of {len(labels) - raised} differ: {wrong[:5]}"
 
 
+def _replay(ruleset: str, labels: list[dict], raw: dict, agrees) -> tuple[list, set]:
+    """Decide every labelled record; (the records where `agrees(decision, record, label)` is false,
+    the deciding steps seen). A label with `error` is the environment's error row for an empty
+    reply: the ruleset must not score it right."""
+    evaluator = Evaluator(load_ruleset(ruleset), 0)
+    wrong, steps = [], set()
+    for label in labels:
+        data = raw[label["id"]]
+        d = evaluator.decide(record_from_dict(data))
+        steps.add(d.step)
+        ok = (not d.correct and not data["response"]) if "error" in label else agrees(d, data, label)
+        if not ok:
+            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    return wrong, steps
+
+
 @pytest.mark.parametrize("source", ["blind_real", "edge_blind"])
 def test_atropos_vlmblind_scores_as_the_original(source, corpus):
     """VLMBlind: the same correct, and the same prediction as the environment writes it — the braces'
@@ -198,21 +214,13 @@ def test_atropos_vlmblind_scores_as_the_original(source, corpus):
     labels = _jsonl_gz(f"labels.vlmblind.{source}")
     raw = ({r["id"]: r for r in _blind_records(corpus)} if source == "blind_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
-    evaluator = Evaluator(load_ruleset("atropos-vlmblind"), 0)
-    wrong, steps = [], set()
-    for label in labels:
-        data = raw[label["id"]]
-        d = evaluator.decide(record_from_dict(data))
-        steps.add(d.step)
-        if "error" in label:  # an empty reply: the environment's error row
-            ok = not d.correct and not data["response"]
-        else:
-            shown = {"braced": lambda p: p.strip().lower(),
-                     "gold-in-reply": lambda p: p.lower().strip()[:50]}.get(d.step, lambda p: p)(d.pred or "")
-            want = data["response"].lower().strip()[:50] if label.get("substring") else label["pred"]
-            ok = bool(d.correct) == label["correct"] and shown == want
-        if not ok:
-            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+
+    def agrees(d, data, label):
+        shown = {"braced": lambda p: p.strip().lower(),
+                 "gold-in-reply": lambda p: p.lower().strip()[:50]}.get(d.step, lambda p: p)(d.pred or "")
+        want = data["response"].lower().strip()[:50] if label.get("substring") else label["pred"]
+        return bool(d.correct) == label["correct"] and shown == want
+    wrong, steps = _replay("atropos-vlmblind", labels, raw, agrees)
     assert len(labels) >= 4000 and {"braced", "grid-x", "grid-rows-columns", "grid-columns-rows", "gold-in-reply"} <= steps
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
@@ -259,19 +267,9 @@ def test_atropos_dynamath_scores_as_the_original(source, corpus):
     labels = _jsonl_gz(f"labels.dynamath.{source}")
     raw = ({r["id"]: r for r in _dynamath_records(corpus)} if source == "dynamath_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
-    evaluator = Evaluator(load_ruleset("atropos-dynamath"), 0)
-    wrong, steps = [], set()
-    for label in labels:
-        data = raw[label["id"]]
-        d = evaluator.decide(record_from_dict(data))
-        steps.add(d.step)
-        if "error" in label:  # an empty reply: the environment's error row
-            ok = not d.correct and not data["response"]
-        else:
-            ok = (bool(d.correct) == label["correct"]
-                  and _dynamath_shown(d, (data.get("meta") or {}).get("answer_type")) == label["pred"])
-        if not ok:
-            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    wrong, steps = _replay("atropos-dynamath", labels, raw, lambda d, data, label: (
+        bool(d.correct) == label["correct"]
+        and _dynamath_shown(d, (data.get("meta") or {}).get("answer_type")) == label["pred"]))
     assert len(labels) >= 6000
     if source == "edge_dynamath":
         assert {"json-letter", "json-no-letter", "json-number", "json-text", "first-letter", "letter-in-first-20",
@@ -311,19 +309,12 @@ def test_atropos_math_rulesets_score_as_the_original(ruleset, source, benchmark,
     bench = ruleset.split("-", 1)[1]
     labels = _jsonl_gz(f"labels.{bench}.{source}")
     raw = corpus if source != "edge_math" else {r["id"]: r for r in _jsonl_gz(source)}
-    evaluator = Evaluator(load_ruleset(ruleset), 0)
-    wrong = []
-    for label in labels:
-        data = dict(raw[label["id"]])
-        data["answer"] = str(data["answer"])
-        d = evaluator.decide(record_from_dict(data))
-        if "error" in label:  # an empty reply: the environment's error row
-            ok = not d.correct and not data["response"]
-        else:
-            want = data["response"].strip() if label.get("whole") else label["pred"]
-            ok = bool(d.correct) == label["correct"] and _math_shown(d, data["response"]) == want
-        if not ok:
-            wrong.append((label["id"], label, d.pred, d.correct, d.step))
+    raw = {k: {**raw[k], "answer": str(raw[k]["answer"])} for k in (label["id"] for label in labels)}
+
+    def agrees(d, data, label):
+        want = data["response"].strip() if label.get("whole") else label["pred"]
+        return bool(d.correct) == label["correct"] and _math_shown(d, data["response"]) == want
+    wrong, _ = _replay(ruleset, labels, raw, agrees)
     assert len(labels) >= 3000
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 

@@ -47,3 +47,40 @@ def test_vlmevalkit_yorn_extracts_as_the_original(labels, records):
             wrong.append((label["id"], label["preds"][0], d.pred, d.step))
     assert len(rows) >= 254
     assert wrong == [], f"{len(wrong)} of {len(rows)} differ: {wrong[:5]}"
+
+
+def _pope_records() -> list[dict]:
+    """The HallusionBench replies and the capitalised edge cases as POPE rows: a category drawn per
+    record (seed 29, file order; some comma-separated, some missing), as when the rating was made."""
+    import random
+
+    rng = random.Random(29)
+    rows = list(_corpus_hallusion().values()) + _gz("edge_yn_cap")
+    out = []
+    for r in rows:
+        category = rng.choice(["adversarial", "popular", "random", "adversarial,popular", None])
+        out.append({"id": r["id"], "question_type": "open", "response": r["response"], "answer": r["answer"],
+                    "meta": {"category": category} if category else {}})
+    return out
+
+
+def test_vlmevalkit_pope_reports_pope_rating(tmp_path):
+    """`vlmevalkit-pope`'s binary figures equal VLMEvalKit's ORIGINAL POPE_rating (F1 as "Overall",
+    acc, precision, recall; per category after exploding "a,b") on the same rows
+    (tests/fidelity/vlmevalkit/harness/rate_pope.py wrote pope_rating.json)."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    data = tmp_path / "pope.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _pope_records()), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-pope", str(data), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)["results"][0]["metrics"]
+    want = json.loads((HERE / "pope_rating.json").read_text(encoding="utf-8"))
+    ours = {"Overall": metrics["binary"], **metrics["binary_by_category"]}
+    assert set(want) <= set(ours)
+    for split, figures in want.items():
+        got = ours[split]
+        for theirs, mine in (("Overall", "f1"), ("acc", "accuracy"), ("precision", "precision"), ("recall", "recall")):
+            assert abs(figures[theirs] - 100 * got[mine]) < 1e-9, (split, theirs, figures[theirs], got[mine])

@@ -175,13 +175,29 @@ class BreakdownSpec(Word):
         return self.name or (self.field or "").removeprefix("meta.")
 
 
+class BinarySpec(Word):
+    """`binary: {positive: "Yes", by: [category], split: ","}` — yes/no benchmarks' detection figures
+    (VLMEvalKit's POPE): a record is predicted positive when its prediction is exactly `positive`,
+    and is positive when its gold is; `precision` = TP / (TP + FP), `recall` = TP / (TP + FN), `f1` =
+    2PR / (P + R) (each 0 when its denominator is), and `accuracy` = the share of correct records.
+    Results: `binary` (the figures over all records) and `binary_by_<field>` per value of each `by`
+    field. `split: ","` reads a `by` field as a list of values and counts a record once per value —
+    in the overall figures too, as VLMEvalKit's POPE_rating explodes the rows before scoring them."""
+
+    positive: str = "Yes"
+    by: list[str] = []
+    split: str | None = Field(default=None, min_length=1)
+
+
 class Metrics(Word):
     """`metrics:` — extra metrics over the decisions: `breakdown: [fields]` reports accuracy per value of
     each record field (an entry may also be a mapping, see BreakdownSpec: computed labels and rollups);
-    `groups:` a group metric (see GroupSpec)."""
+    `groups:` a group metric (see GroupSpec); `binary:` precision, recall and F1 of a yes/no benchmark
+    (see BinarySpec)."""
 
     breakdown: list[Union[str, BreakdownSpec]] = []
     groups: GroupSpec | None = None
+    binary: BinarySpec | None = None
 
 
 class Ruleset(Word):
@@ -210,6 +226,7 @@ class Ruleset(Word):
 
 VOCABULARY: dict[str, type[Word]] = {
     "ruleset": Ruleset, "section": Section, "step": Step, "metrics": Metrics, "example": Example,
+    "binary": BinarySpec,
     **{f"prepare: {k}": m for k, m in PREPARE_MODELS.items()},
     **{f"find: {k}": m for k, m in _FIND_MODELS.items()},
     **{f"pick: {k}": m for k, m in _PICK_MODELS.items()},

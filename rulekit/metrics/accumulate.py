@@ -5,8 +5,8 @@ breakdown labelers, group spec). `Accumulator` holds only counts: a :class:`~rul
 overall, per question type, per breakdown value and per declared label, plus the outcome counts and one byte per decision saying whether it was correct (for bootstrap
 intervals).
 Group metrics (CircularEval, MMEvalPro triplets, WeMath) need every member of a group together,
-so for a ruleset that declares `groups:` the accumulator also keeps each (decision, record)
-pair, without traces. Accumulators filled by worker processes are merged in input order
+so for a ruleset that declares `groups:` (or `binary:`) the accumulator also keeps each
+(decision, record) pair, without traces. Accumulators filled by worker processes are merged in input order
 (:meth:`Accumulator.merge`), which keeps breakdown keys in first-appearance order and gives the
 same metrics as one process.
 """
@@ -18,6 +18,7 @@ from rulekit.core.records import Record
 from rulekit.core.trace import OUTCOMES, Decision
 
 from rulekit.metrics import Tally
+from rulekit.metrics.binary import binary_metrics
 from rulekit.metrics.groups import group_key, group_metrics
 from rulekit.metrics.rollup import breakdown_figures, labeler
 
@@ -32,7 +33,9 @@ class MetricsPlan:
         self.fields = [name for name in spec.breakdown if isinstance(name, str)]
         self.declared = [(d, labeler(d)) for d in spec.breakdown if not isinstance(d, str)]
         self.groups = spec.groups
-        self.plain = not self.fields and not self.declared and self.groups is None
+        self.binary = spec.binary
+        self.keep = self.groups is not None or self.binary is not None  # metrics that need every (decision, record)
+        self.plain = not self.fields and not self.declared and not self.keep
 
     def accumulator(self) -> "Accumulator":
         """An empty accumulator shaped for this plan."""
@@ -57,7 +60,7 @@ class MetricsPlan:
             return
         _count(acc, d, self.keys(r))
         acc.correct.append(d.correct is True)
-        if self.groups is not None:
+        if self.keep:
             acc.kept.append((_slim(d), r))
 
     def reserve(self, acc: "Accumulator", r: Record) -> tuple:
@@ -71,7 +74,7 @@ class MetricsPlan:
         for buckets, key in zip(acc.by_label, keys[2]):
             _tally(buckets, key)
         acc.correct.append(0)
-        if self.groups is None:
+        if not self.keep:
             return len(acc.correct) - 1, -1, keys
         acc.kept.append((None, r))  # type: ignore[arg-type]
         return len(acc.correct) - 1, len(acc.kept) - 1, keys
@@ -97,6 +100,8 @@ class MetricsPlan:
             metrics.update(breakdown_figures(spec, _figures(buckets)))
         if self.groups is not None:
             metrics.update(group_metrics(self.groups, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
+        if self.binary is not None:
+            metrics.update(binary_metrics(self.binary, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
         return metrics
 
 

@@ -103,6 +103,22 @@ def print_results(results: list[Result], fmt: str, console: Console, band: dict 
         for key, value in r.metrics.items():
             if key.startswith("by_") and isinstance(value, dict) and "genuine_accuracy" not in r.metrics:
                 console.print(_breakdown_table(r.ruleset, key[3:], value))
+        if "binary" in r.metrics:
+            console.print(_binary_table(r.ruleset, r.metrics))
+
+
+def _binary_table(ruleset: str, metrics: dict) -> Table:
+    """`metrics: binary:` — F1, precision, recall and accuracy overall and per `by` value."""
+    table = Table(title=f"{ruleset}: yes/no figures (%)", title_justify="left")
+    for name in ("split", "n", "f1", "precision", "recall", "accuracy"):
+        table.add_column(name, justify="left" if name == "split" else "right")
+    rows = [("Overall", metrics["binary"])]
+    for key, values in metrics.items():
+        if key.startswith("binary_by_") and isinstance(values, dict):
+            rows += [(f"{key[len('binary_by_'):]}={value}", m) for value, m in values.items()]
+    for label, m in rows:
+        table.add_row(label, str(m["n"]), pct(m["f1"]), pct(m["precision"]), pct(m["recall"]), pct(m["accuracy"]))
+    return table
 
 
 def _breakdown_table(ruleset: str, name: str, values: dict) -> Table:
