@@ -744,7 +744,10 @@ class RulesetGen(CondGen):
             makers = [lambda: {"breakdown": self.some(lambda: self.pick(["source", "meta.x", "model"]), 2)},
                       lambda: {"groups": {"group-by": "triplet_id", **self.options({"require": lambda: self.pick(["all", "any", "at-least 1"])})}},
                       lambda: {"groups": {"group-by": "triplet_id", "role": "eval_type", "roles": ["Origin", "Perception", "Knowledge"],
-                                          **self.options({"breakdown": lambda: "source"})}}]
+                                          **self.options({"breakdown": lambda: "source"})}},
+                      lambda: {"binary": self.options({"positive": lambda: self.pick(["Yes", "A", ""]),
+                                                       "by": lambda: self.some(lambda: self.pick(["source", "meta.x"]), 2),
+                                                       "split": lambda: self.v([",", " "], ["", 3])})}]
             if not self.clean:
                 makers += [lambda: {"groups": {"group-by": self.pick(["triplet_id", ""]), "roles": self.some(lambda: self.pick(["Origin", "P", "p"]), 3),
                                                "require": self.pick(["most", "at-least 0", "at-least 9"])}},
