@@ -242,7 +242,7 @@ def _search(tok: Token, pattern_fn, value_fn):
     try:
         pattern = compile_regex(source, None)
     except RulesetError as exc:
-        raise _NameProblem(tok, f"search: {exc.message}", [], code=exc.code) from None
+        raise _NameProblem(tok, f"search: {exc.message}", [], code="E201") from None
 
     def search(env):
         value = value_fn(env)
