@@ -747,7 +747,11 @@ class RulesetGen(CondGen):
                                           **self.options({"breakdown": lambda: "source"})}},
                       lambda: {"binary": self.options({"positive": lambda: self.pick(["Yes", "A", ""]),
                                                        "by": lambda: self.some(lambda: self.pick(["source", "meta.x"]), 2),
-                                                       "split": lambda: self.v([",", " "], ["", 3])})}]
+                                                       "split": lambda: self.v([",", " "], ["", 3])})},
+                      lambda: {"all-correct": [{"name": self.pick(["fAcc", "x"]),
+                                                "key": self.v([["source"], ["meta.x", {"field": "id", "split": "_", "part": 3}]],
+                                                              [[], [{"field": "id", "split": "_"}]]),
+                                                **self.options({"by": lambda: self.some(lambda: self.pick(["source", "model"]), 2)})}]}]
             if not self.clean:
                 makers += [lambda: {"groups": {"group-by": self.pick(["triplet_id", ""]), "roles": self.some(lambda: self.pick(["Origin", "P", "p"]), 3),
                                                "require": self.pick(["most", "at-least 0", "at-least 9"])}},

@@ -84,3 +84,49 @@ def test_vlmevalkit_pope_reports_pope_rating(tmp_path):
         got = ours[split]
         for theirs, mine in (("Overall", "f1"), ("acc", "accuracy"), ("precision", "precision"), ("recall", "recall")):
             assert abs(figures[theirs] - 100 * got[mine]) < 1e-9, (split, theirs, figures[theirs], got[mine])
+
+
+def _hallusion_records() -> list[dict]:
+    """The HallusionBench replies (their ids' parts as VLMEvalKit's index: category_subcategory_note_set_
+    figure_question) and the capitalised edge cases (index parts drawn, seed 31, few values so
+    figures and questions repeat), as when the rating was made."""
+    import random
+
+    rng = random.Random(31)
+    out = []
+    for r in _corpus_hallusion().values():
+        cat, sub, *rest = r["id"].rsplit("/", 1)[-1].split("_")
+        index = "_".join([cat, sub, "x", *rest])
+        out.append({"id": index, "question_type": "open", "response": r["response"], "answer": r["answer"],
+                    "meta": {"category": cat, "l2-category": sub}})
+    for r in _gz("edge_yn_cap"):
+        cat, sub = rng.choice(["VD", "VS"]), rng.choice(["chart", "map", "illusion"])
+        index = f"{cat}_{sub}_e{r['id'].rsplit('/', 1)[-1]}_{rng.randint(0, 30)}_{rng.randint(0, 2)}_{rng.randint(0, 2)}"
+        out.append({"id": index, "question_type": "open", "response": r["response"], "answer": r["answer"],
+                    "meta": {"category": cat, "l2-category": sub}})
+    return out
+
+
+def test_vlmevalkit_hallusionbench_reports_hallusion_rating(tmp_path):
+    """`vlmevalkit-hallusionbench`'s aAcc / fAcc / qAcc equal VLMEvalKit's ORIGINAL Hallusion_rating,
+    overall and per category and l2-category (harness/rate_hallusion.py wrote hallusion_rating.json)."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    data = tmp_path / "hallusion.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _hallusion_records()), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-hallusionbench", str(data), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    m = json.loads(result.stdout)["results"][0]["metrics"]
+    groups = m["all_correct"]
+    ours = {"Overall": {"aAcc": m["accuracy"], "fAcc": groups["fAcc"]["overall"], "qAcc": groups["qAcc"]["overall"]}}
+    for field in ("category", "l2-category"):
+        for value, figures in m[f"by_{field}"].items():
+            ours[value] = {"aAcc": figures["accuracy"], "fAcc": groups["fAcc"][f"by_{field}"][value],
+                           "qAcc": groups["qAcc"][f"by_{field}"][value]}
+    want = json.loads((HERE / "hallusion_rating.json").read_text(encoding="utf-8"))
+    assert set(want) == set(ours) and len(want) > 5
+    for split, figures in want.items():
+        for name, value in figures.items():
+            assert abs(value - 100 * ours[split][name]) < 1e-9, (split, name, value, ours[split][name])

@@ -189,15 +189,46 @@ class BinarySpec(Word):
     split: str | None = Field(default=None, min_length=1)
 
 
+class KeyPart(Word):
+    """One part of an `all-correct` key written as a mapping: the record field `field`, or with
+    `split: "_"` and `part: N`, piece N of its text split at that string (Python indexing; a record
+    with fewer pieces gets no value for it)."""
+
+    field: str
+    split: str | None = Field(default=None, min_length=1)
+    part: int | None = None
+
+    @model_validator(mode="after")
+    def _together(self) -> "KeyPart":
+        if (self.split is None) != (self.part is None):
+            raise ValueError("`split` and `part` go together")
+        return self
+
+
+class AllCorrectSpec(Word):
+    """One `all-correct` figure: the share of groups of records — records with the same `key` — whose
+    records are ALL correct (HallusionBench's fAcc and qAcc, MME's acc+, NaturalBench's group
+    accuracy). `key` lists record fields or KeyParts; their values are joined with "_" into the
+    group's key, as VLMEvalKit joins them (so "a_b" + "c" and "a" + "b_c" are one group there too).
+    Results: `all_correct: {NAME: {overall, by_<field>: {value: share}}}`, the groups of a `by`
+    value formed inside that value's records."""
+
+    name: str = Field(min_length=1)
+    key: list[Union[str, KeyPart]] = Field(min_length=1)
+    by: list[str] = []
+
+
 class Metrics(Word):
     """`metrics:` — extra metrics over the decisions: `breakdown: [fields]` reports accuracy per value of
     each record field (an entry may also be a mapping, see BreakdownSpec: computed labels and rollups);
     `groups:` a group metric (see GroupSpec); `binary:` precision, recall and F1 of a yes/no benchmark
-    (see BinarySpec)."""
+    (see BinarySpec); `all-correct:` shares of record groups answered right throughout (see
+    AllCorrectSpec)."""
 
     breakdown: list[Union[str, BreakdownSpec]] = []
     groups: GroupSpec | None = None
     binary: BinarySpec | None = None
+    all_correct: list[AllCorrectSpec] = []
 
 
 class Ruleset(Word):
@@ -226,7 +257,7 @@ class Ruleset(Word):
 
 VOCABULARY: dict[str, type[Word]] = {
     "ruleset": Ruleset, "section": Section, "step": Step, "metrics": Metrics, "example": Example,
-    "binary": BinarySpec,
+    "binary": BinarySpec, "all-correct": AllCorrectSpec, "key part": KeyPart,
     **{f"prepare: {k}": m for k, m in PREPARE_MODELS.items()},
     **{f"find: {k}": m for k, m in _FIND_MODELS.items()},
     **{f"pick: {k}": m for k, m in _PICK_MODELS.items()},

@@ -5,7 +5,7 @@ breakdown labelers, group spec). `Accumulator` holds only counts: a :class:`~rul
 overall, per question type, per breakdown value and per declared label, plus the outcome counts and one byte per decision saying whether it was correct (for bootstrap
 intervals).
 Group metrics (CircularEval, MMEvalPro triplets, WeMath) need every member of a group together,
-so for a ruleset that declares `groups:` (or `binary:`) the accumulator also keeps each
+so for a ruleset that declares `groups:` (or `binary:`, `all-correct:`) the accumulator also keeps each
 (decision, record) pair, without traces. Accumulators filled by worker processes are merged in input order
 (:meth:`Accumulator.merge`), which keeps breakdown keys in first-appearance order and gives the
 same metrics as one process.
@@ -19,6 +19,7 @@ from rulekit.core.trace import OUTCOMES, Decision
 
 from rulekit.metrics import Tally
 from rulekit.metrics.binary import binary_metrics
+from rulekit.metrics.consistency import all_correct_metrics
 from rulekit.metrics.groups import group_key, group_metrics
 from rulekit.metrics.rollup import breakdown_figures, labeler
 
@@ -34,7 +35,9 @@ class MetricsPlan:
         self.declared = [(d, labeler(d)) for d in spec.breakdown if not isinstance(d, str)]
         self.groups = spec.groups
         self.binary = spec.binary
-        self.keep = self.groups is not None or self.binary is not None  # metrics that need every (decision, record)
+        self.all_correct = spec.all_correct
+        # metrics that need every (decision, record) pair
+        self.keep = self.groups is not None or self.binary is not None or bool(self.all_correct)
         self.plain = not self.fields and not self.declared and not self.keep
 
     def accumulator(self) -> "Accumulator":
@@ -102,6 +105,8 @@ class MetricsPlan:
             metrics.update(group_metrics(self.groups, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
         if self.binary is not None:
             metrics.update(binary_metrics(self.binary, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
+        if self.all_correct:
+            metrics.update(all_correct_metrics(self.all_correct, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
         return metrics
 
 

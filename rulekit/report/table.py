@@ -105,6 +105,28 @@ def print_results(results: list[Result], fmt: str, console: Console, band: dict 
                 console.print(_breakdown_table(r.ruleset, key[3:], value))
         if "binary" in r.metrics:
             console.print(_binary_table(r.ruleset, r.metrics))
+        if r.metrics.get("all_correct"):
+            console.print(_all_correct_table(r.ruleset, r.metrics["all_correct"]))
+
+
+def _all_correct_table(ruleset: str, figures: dict) -> Table:
+    """`metrics: all-correct:` — each figure (a column) overall and per `by` value (rows)."""
+    table = Table(title=f"{ruleset}: all-correct groups (%)", title_justify="left")
+    table.add_column("split")
+    names = list(figures)
+    for name in names:
+        table.add_column(name, justify="right")
+    rows: dict[str, list] = {}
+    for i, name in enumerate(names):
+        for key, values in figures[name].items():
+            if key == "overall":
+                rows.setdefault("Overall", [None] * len(names))[i] = values
+            else:
+                for value, share in values.items():
+                    rows.setdefault(f"{key[3:]}={value}", [None] * len(names))[i] = share
+    for label, shares in rows.items():
+        table.add_row(label, *(pct(s) for s in shares))
+    return table
 
 
 def _binary_table(ruleset: str, metrics: dict) -> Table:
