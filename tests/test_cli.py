@@ -124,3 +124,14 @@ def test_list_schema_vocabulary_and_test_commands():
 def test_eval_several_rulesets_shows_the_extraction_band():
     result = run("eval", "-r", "lmms-eval", "-r", "vlmevalkit", "--seed", "0")
     assert "extraction band" in result.stdout
+
+
+def test_the_distribution_is_rulekit_eval_with_the_rulekit_command():
+    """PyPI's `rulekit` is another project: ours installs as `rulekit-eval`, import and command `rulekit`."""
+    from importlib.metadata import distribution
+
+    dist = distribution("rulekit-eval")
+    assert [ep.value for ep in dist.entry_points if ep.group == "console_scripts" and ep.name == "rulekit"] == \
+        ["rulekit.cli:main"]
+    result = CliRunner().invoke(main, ["--version"], prog_name="rulekit")
+    assert result.exit_code == 0 and result.output.strip() == f"rulekit, version {dist.version}"

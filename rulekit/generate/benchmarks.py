@@ -122,7 +122,7 @@ def _dataset_rows(data: str, split: str | None, config: str | None) -> tuple[Ite
         import datasets
     except ImportError:
         raise UsageError("reading a benchmark needs the `datasets` package",
-                         help="pip install 'rulekit[datasets]'", code="E400") from None
+                         help="pip install 'rulekit-eval[datasets]'", code="E400") from None
     path = Path(data)
     try:
         if path.is_dir() and ((path / "dataset_info.json").is_file() or (path / "dataset_dict.json").is_file()
