@@ -751,7 +751,11 @@ class RulesetGen(CondGen):
                       lambda: {"all-correct": [{"name": self.pick(["fAcc", "x"]),
                                                 "key": self.v([["source"], ["meta.x", {"field": "id", "split": "_", "part": 3}]],
                                                               [[], [{"field": "id", "split": "_"}]]),
-                                                **self.options({"by": lambda: self.some(lambda: self.pick(["source", "model"]), 2)})}]}]
+                                                **self.options({"by": lambda: self.some(lambda: self.pick(["source", "model"]), 2)})}]},
+                      lambda: {"all-correct": [{"name": "plus", "key": ["source"]}],
+                               "totals": [{"name": "score", "of": self.pick(["source", "meta.x"]),
+                                           "add": self.v([["accuracy", "plus"], ["accuracy"]], [["nope"], []]),
+                                           **self.options({"sums": lambda: {"all": self.some(lambda: self.pick(["a", "b"]), 2)}})}]}]
             if not self.clean:
                 makers += [lambda: {"groups": {"group-by": self.pick(["triplet_id", ""]), "roles": self.some(lambda: self.pick(["Origin", "P", "p"]), 3),
                                                "require": self.pick(["most", "at-least 0", "at-least 9"])}},

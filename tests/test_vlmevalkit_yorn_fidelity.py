@@ -130,3 +130,39 @@ def test_vlmevalkit_hallusionbench_reports_hallusion_rating(tmp_path):
     for split, figures in want.items():
         for name, value in figures.items():
             assert abs(value - 100 * ours[split][name]) < 1e-9, (split, name, value, ours[split][name])
+
+
+MME_CATEGORIES = ["OCR", "artwork", "celebrity", "color", "count", "existence", "landmark", "position", "posters",
+                  "scene", "code_reasoning", "commonsense_reasoning", "numerical_calculation", "text_translation"]
+
+
+def _mme_records() -> list[dict]:
+    """The HallusionBench replies and the capitalised edge cases as MME rows: two questions per image,
+    images dealt to the 14 categories in turn, as when the rating was made."""
+    rows = list(_corpus_hallusion().values()) + _gz("edge_yn_cap")
+    out = []
+    for i, r in enumerate(rows[: len(rows) // 2 * 2]):
+        image = i // 2
+        category = MME_CATEGORIES[image % len(MME_CATEGORIES)]
+        out.append({"id": f"mme/{i}", "question_type": "open", "response": r["response"], "answer": r["answer"],
+                    "meta": {"category": category, "image_path": f"{category}/{image}.png"}})
+    return out
+
+
+def test_vlmevalkit_mme_reports_mme_rating(tmp_path):
+    """`vlmevalkit-mme`'s per-category acc + acc+ and the perception / reasoning sums equal VLMEvalKit's
+    ORIGINAL MME_rating (harness/rate_mme.py wrote mme_rating.json)."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    data = tmp_path / "mme.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _mme_records()), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-mme", str(data), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    score = json.loads(result.stdout)["results"][0]["metrics"]["totals"]["score"]
+    ours = {"perception": score["perception"], "reasoning": score["reasoning"], **score["by_category"]}
+    want = json.loads((HERE / "mme_rating.json").read_text(encoding="utf-8"))
+    assert set(want) == set(ours) and len(want) == 16
+    for name, value in want.items():
+        assert abs(value - ours[name]) < 1e-9, (name, value, ours[name])

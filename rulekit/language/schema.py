@@ -218,17 +218,42 @@ class AllCorrectSpec(Word):
     by: list[str] = []
 
 
+class TotalsSpec(Word):
+    """`totals:` — per value of the field `of`, the SUM of figures of that value's records, each as a
+    percentage: `accuracy`, or the name of an `all-correct` figure (formed inside the value's
+    records); then `sums: {NAME: [value, ...]}` adds those totals over listed values. MME: per
+    category accuracy + acc+ (both out of 100), perception = the sum over 10 categories, reasoning
+    over 4. A listed value absent from the data makes its sum None (the original raises) and is
+    named under `missing`. Results: `totals: {NAME: {by_<of>: {value: total}, SUM: total, missing}}`."""
+
+    name: str = Field(min_length=1)
+    of: str = Field(min_length=1)
+    add: list[str] = Field(min_length=1)
+    sums: dict[str, list[str]] = {}
+
+
 class Metrics(Word):
     """`metrics:` — extra metrics over the decisions: `breakdown: [fields]` reports accuracy per value of
     each record field (an entry may also be a mapping, see BreakdownSpec: computed labels and rollups);
     `groups:` a group metric (see GroupSpec); `binary:` precision, recall and F1 of a yes/no benchmark
     (see BinarySpec); `all-correct:` shares of record groups answered right throughout (see
-    AllCorrectSpec)."""
+    AllCorrectSpec); `totals:` sums of such figures per field value and over lists of values (see
+    TotalsSpec)."""
 
     breakdown: list[Union[str, BreakdownSpec]] = []
     groups: GroupSpec | None = None
     binary: BinarySpec | None = None
     all_correct: list[AllCorrectSpec] = []
+    totals: list[TotalsSpec] = []
+
+    @model_validator(mode="after")
+    def _totals_name_figures(self) -> "Metrics":
+        known = {"accuracy"} | {spec.name for spec in self.all_correct}
+        for spec in self.totals:
+            unknown = [name for name in spec.add if name not in known]
+            if unknown:
+                raise ValueError(f"totals `{spec.name}` adds unknown figure(s) {unknown}; known: {sorted(known)}")
+        return self
 
 
 class Ruleset(Word):
@@ -257,7 +282,7 @@ class Ruleset(Word):
 
 VOCABULARY: dict[str, type[Word]] = {
     "ruleset": Ruleset, "section": Section, "step": Step, "metrics": Metrics, "example": Example,
-    "binary": BinarySpec, "all-correct": AllCorrectSpec, "key part": KeyPart,
+    "binary": BinarySpec, "all-correct": AllCorrectSpec, "key part": KeyPart, "totals": TotalsSpec,
     **{f"prepare: {k}": m for k, m in PREPARE_MODELS.items()},
     **{f"find: {k}": m for k, m in _FIND_MODELS.items()},
     **{f"pick: {k}": m for k, m in _PICK_MODELS.items()},

@@ -19,7 +19,7 @@ from rulekit.core.trace import OUTCOMES, Decision
 
 from rulekit.metrics import Tally
 from rulekit.metrics.binary import binary_metrics
-from rulekit.metrics.consistency import all_correct_metrics
+from rulekit.metrics.consistency import all_correct_metrics, totals_metrics
 from rulekit.metrics.groups import group_key, group_metrics
 from rulekit.metrics.rollup import breakdown_figures, labeler
 
@@ -36,8 +36,9 @@ class MetricsPlan:
         self.groups = spec.groups
         self.binary = spec.binary
         self.all_correct = spec.all_correct
+        self.totals = spec.totals
         # metrics that need every (decision, record) pair
-        self.keep = self.groups is not None or self.binary is not None or bool(self.all_correct)
+        self.keep = self.groups is not None or self.binary is not None or bool(self.all_correct) or bool(self.totals)
         self.plain = not self.fields and not self.declared and not self.keep
 
     def accumulator(self) -> "Accumulator":
@@ -107,6 +108,9 @@ class MetricsPlan:
             metrics.update(binary_metrics(self.binary, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
         if self.all_correct:
             metrics.update(all_correct_metrics(self.all_correct, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
+        if self.totals:
+            metrics.update(totals_metrics(self.totals, self.all_correct, [d for d, _ in acc.kept],
+                                          [r for _, r in acc.kept]))
         return metrics
 
 

@@ -51,3 +51,37 @@ def all_correct_metrics(specs: Sequence[Any], decisions: Sequence[Decision], rec
                 values.setdefault(group_key(r.field(field)), []).append((k, c))
             entry[f"by_{field.removeprefix('meta.')}"] = {v: share_all_correct(kc) for v, kc in values.items()}
     return {"all_correct": figures}
+
+
+def totals_metrics(totals: Sequence[Any], all_correct: Sequence[Any], decisions: Sequence[Decision],
+                   records: Sequence[Record]) -> dict:
+    """`{"totals": {NAME: {"by_<of>": {value: total}, SUM: total or None, "missing": [...]}}}` of every
+    TotalsSpec: per value of `of`, the sum of the named figures in percent, then the listed sums."""
+    pairs = pair_rows(decisions, records)
+    specs = {spec.name: spec for spec in all_correct}
+    out: dict[str, Any] = {}
+    for spec in totals:
+        values: dict[str, list[tuple[Decision, Record]]] = {}
+        for d, r in pairs:
+            values.setdefault(group_key(r.field(spec.of)), []).append((d, r))
+        per_value = {}
+        for value, rows in values.items():
+            total = 0.0
+            for figure in spec.add:
+                if figure == "accuracy":
+                    share = sum(d.correct is True for d, _ in rows) / len(rows)
+                else:
+                    group = specs[figure]
+                    share = share_all_correct([(key_of(group, r), d.correct is True) for d, r in rows])
+                total += 100 * share
+            per_value[value] = total
+        entry: dict[str, Any] = {f"by_{spec.of.removeprefix('meta.')}": per_value}
+        missing = []
+        for name, listed in spec.sums.items():
+            absent = [v for v in listed if v not in per_value]
+            missing += absent
+            entry[name] = None if absent else sum(per_value[v] for v in listed)
+        if missing:
+            entry["missing"] = sorted(set(missing))
+        out[spec.name] = entry
+    return {"totals": out}

@@ -107,6 +107,24 @@ def print_results(results: list[Result], fmt: str, console: Console, band: dict 
             console.print(_binary_table(r.ruleset, r.metrics))
         if r.metrics.get("all_correct"):
             console.print(_all_correct_table(r.ruleset, r.metrics["all_correct"]))
+        for name, entry in (r.metrics.get("totals") or {}).items():
+            console.print(_totals_table(r.ruleset, name, entry))
+
+
+def _totals_table(ruleset: str, name: str, entry: dict) -> Table:
+    """`metrics: totals:` — the sums first, then the total of each field value."""
+    table = Table(title=f"{ruleset}: {name} totals", title_justify="left")
+    table.add_column("of")
+    table.add_column(name, justify="right")
+    per_value = next((v for k, v in entry.items() if k.startswith("by_")), {})
+    for key, value in entry.items():
+        if not key.startswith("by_") and key != "missing":
+            table.add_row(key, "—" if value is None else f"{value:.2f}")
+    for value, total in per_value.items():
+        table.add_row(str(value), f"{total:.2f}")
+    if entry.get("missing"):
+        table.caption = f"absent from the data: {', '.join(entry['missing'])}"
+    return table
 
 
 def _all_correct_table(ruleset: str, figures: dict) -> Table:
