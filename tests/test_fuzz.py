@@ -671,7 +671,8 @@ class RulesetGen(CondGen):
                                                        "no": lambda: self.some(lambda: self.pick(["no", "false", "B"]), 2),
                                                        "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
             "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2),
-                                                           "either-way": lambda: self.v([True, False], ["both"])})},
+                                                           "either-way": lambda: self.v([True, False], ["both"]),
+                                                           "gold-list-literal": lambda: self.v([True, False], ["list"])})},
             "tiers": lambda: {"tiers": self.v([[{"compare": self.compare(depth=1), "score": self.pick([1.0, 0.5, 0.0])}]],
                                               [[], [{"compare": "letter", "score": 2}]])},
             "letter-set": lambda: {"letter-set": self.options({"letters": lambda: self.v(["ABCDE", "AB"], [""])})},
@@ -755,7 +756,8 @@ class RulesetGen(CondGen):
                       lambda: {"all-correct": [{"name": "plus", "key": ["source"]}],
                                "totals": [{"name": "score", "of": self.pick(["source", "meta.x"]),
                                            "add": self.v([["accuracy", "plus"], ["accuracy"]], [["nope"], []]),
-                                           **self.options({"sums": lambda: {"all": self.some(lambda: self.pick(["a", "b"]), 2)}})}]}]
+                                           **self.options({"sums": lambda: {"all": self.some(lambda: self.pick(["a", "b"]), 2)},
+                                                           "count": lambda: self.v([True, False], ["many"])})}]}]
             if not self.clean:
                 makers += [lambda: {"groups": {"group-by": self.pick(["triplet_id", ""]), "roles": self.some(lambda: self.pick(["Origin", "P", "p"]), 3),
                                                "require": self.pick(["most", "at-least 0", "at-least 9"])}},

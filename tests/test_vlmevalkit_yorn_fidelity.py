@@ -166,3 +166,46 @@ def test_vlmevalkit_mme_reports_mme_rating(tmp_path):
     assert set(want) == set(ours) and len(want) == 16
     for name, value in want.items():
         assert abs(value - ours[name]) < 1e-9, (name, value, ours[name])
+
+
+OCR_CATEGORIES = ["Regular Text Recognition", "Irregular Text Recognition", "Artistic Text Recognition",
+                  "Handwriting Recognition", "Digit String Recognition", "Non-Semantic Text Recognition",
+                  "Scene Text-centric VQA", "Doc-oriented VQA", "Key Information Extraction",
+                  "Handwritten Mathematical Expression Recognition"]
+
+
+def _ocrbench_records(corpus_path=CORPUS) -> list[dict]:
+    """Every open corpus reply as an OCRBench row: its gold(s) as a list literal (as the TSV stores
+    them), a category drawn per record (seed 37, file order), as when the rating was made."""
+    import random
+
+    rng = random.Random(37)
+    out = []
+    with corpus_path.open(encoding="utf-8") as f:
+        for r in map(json.loads, f):
+            if r["question_type"] != "open":
+                continue
+            gold = r["answer"] if isinstance(r["answer"], list) else [r["answer"]]
+            out.append({"id": r["id"], "question_type": "open", "response": r["response"],
+                        "answer": repr([str(g) for g in gold]), "meta": {"category": rng.choice(OCR_CATEGORIES)}})
+    return out
+
+
+def test_vlmevalkit_ocrbench_reports_the_original_scores(tmp_path):
+    """`vlmevalkit-ocrbench`'s group counts, Final Score and Final Score Norm equal VLMEvalKit's ORIGINAL
+    OCRBench.evaluate on 5,906 open corpus replies (harness/rate_ocrbench.py wrote ocrbench_score.json)."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    data = tmp_path / "ocrbench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _ocrbench_records()), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-ocrbench", str(data), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    totals = json.loads(result.stdout)["results"][0]["metrics"]["totals"]["OCRBench"]
+    ours = {k: v for k, v in totals.items() if not k.startswith("by_") and k != "missing"}
+    ours["Final Score Norm"] = ours["Final Score"] / 10
+    want = json.loads((HERE / "ocrbench_score.json").read_text(encoding="utf-8"))
+    assert set(want) == set(ours) and want["Final Score"] > 0
+    for name, value in want.items():
+        assert abs(value - ours[name]) < 1e-9, (name, value, ours[name])

@@ -267,6 +267,7 @@ class ContainsOptions(Word):
 
     prepare: list[PrepareOp] = []
     either_way: bool = False
+    gold_list_literal: bool = False
 
 
 class Contains(CompiledOnUse, Word):
@@ -275,7 +276,9 @@ class Contains(CompiledOnUse, Word):
     OCRBench: `[strip, lowercase, {replace: {"\\n": " "}}]`, and for handwritten formulas
     `[strip, {replace: {"\\n": " ", " ": ""}}]` (pick per record with `cases`). `either-way: true`
     also counts the prediction inside the gold (an empty prediction is inside every gold: DynaMath's
-    free-form answers, compared lowercased and unstripped)."""
+    free-form answers, compared lowercased and unstripped). `gold-list-literal: true` reads a gold
+    string holding a Python list literal ("['Hello', 'hello!']", VLMEvalKit's OCRBench TSV) as that
+    list of golds (never eval'd)."""
 
     contains: ContainsOptions = ContainsOptions()
 
@@ -286,22 +289,22 @@ class Contains(CompiledOnUse, Word):
         locs = getattr(ops, "locs", None)
         return CompiledContains(compile_prepare(self.contains.prepare,
                                                 lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None),
-                                self.contains.either_way)
+                                self.contains.either_way, self.contains.gold_list_literal)
 
 
 class CompiledContains:
     """A `contains` compare with its prepare ops compiled."""
 
-    __slots__ = ("prepare", "either_way")
+    __slots__ = ("prepare", "either_way", "list_literal")
 
-    def __init__(self, prepare: Any, either_way: bool = False):
+    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False):
         self.prepare = prepare or (lambda text: text)
-        self.either_way = either_way
+        self.either_way, self.list_literal = either_way, list_literal
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """Some prepared gold inside the prepared prediction (any of a list prediction); with
         `either-way`, or the prediction inside it."""
-        golds = [self.prepare(str(g)) for g in _golds(record.answer)]
+        golds = [self.prepare(str(g)) for g in _golds(record.answer, self.list_literal)]
         for p in (pred if isinstance(pred, list) else [pred]):
             text = self.prepare(str(p))
             if any(g in text or (self.either_way and text in g) for g in golds):

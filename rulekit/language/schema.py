@@ -224,12 +224,16 @@ class TotalsSpec(Word):
     records); then `sums: {NAME: [value, ...]}` adds those totals over listed values. MME: per
     category accuracy + acc+ (both out of 100), perception = the sum over 10 categories, reasoning
     over 4. A listed value absent from the data makes its sum None (the original raises) and is
-    named under `missing`. Results: `totals: {NAME: {by_<of>: {value: total}, SUM: total, missing}}`."""
+    named under `missing`. `count: true` adds numbers of records instead of percentages (`accuracy`:
+    the records right; an `all-correct` figure: the groups right): OCRBench's category counts summed
+    into its five groups and its Final Score out of 1000. Results: `totals: {NAME: {by_<of>: {value:
+    total}, SUM: total, missing}}`."""
 
     name: str = Field(min_length=1)
     of: str = Field(min_length=1)
     add: list[str] = Field(min_length=1)
     sums: dict[str, list[str]] = {}
+    count: bool = False
 
 
 class Metrics(Word):

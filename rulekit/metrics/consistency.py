@@ -29,12 +29,18 @@ def key_of(spec: Any, record: Record) -> str:
     return "_".join(parts)
 
 
-def share_all_correct(rows: list[tuple[str, bool]]) -> float | None:
-    """Among the groups of (key, correct) rows, the share whose rows are all correct (None: no rows)."""
+def groups_all_correct(rows: list[tuple[str, bool]]) -> tuple[int, int]:
+    """(groups whose rows are all correct, groups) among (key, correct) rows."""
     groups: dict[str, bool] = {}
     for key, correct in rows:
         groups[key] = groups.get(key, True) and correct
-    return sum(groups.values()) / len(groups) if groups else None
+    return sum(groups.values()), len(groups)
+
+
+def share_all_correct(rows: list[tuple[str, bool]]) -> float | None:
+    """Among the groups of (key, correct) rows, the share whose rows are all correct (None: no rows)."""
+    right, total = groups_all_correct(rows)
+    return right / total if total else None
 
 
 def all_correct_metrics(specs: Sequence[Any], decisions: Sequence[Decision], records: Sequence[Record]) -> dict:
@@ -69,11 +75,12 @@ def totals_metrics(totals: Sequence[Any], all_correct: Sequence[Any], decisions:
             total = 0.0
             for figure in spec.add:
                 if figure == "accuracy":
-                    share = sum(d.correct is True for d, _ in rows) / len(rows)
+                    right = sum(d.correct is True for d, _ in rows)
+                    total += right if spec.count else 100 * right / len(rows)
                 else:
                     group = specs[figure]
-                    share = share_all_correct([(key_of(group, r), d.correct is True) for d, r in rows])
-                total += 100 * share
+                    right, groups = groups_all_correct([(key_of(group, r), d.correct is True) for d, r in rows])
+                    total += right if spec.count else 100 * right / groups
             per_value[value] = total
         entry: dict[str, Any] = {f"by_{spec.of.removeprefix('meta.')}": per_value}
         missing = []
