@@ -35,7 +35,7 @@ from rulekit.core.regex import compile_regex, timed
 from rulekit.core.trace import Decision
 from rulekit.language import math as _math
 from rulekit.language.expr import ConditionFailed, compile_condition
-from rulekit.language.prepare import PrepareOp, compile_prepare
+from rulekit.language.prepare import PrepareOp, compile_word_prepare
 from rulekit.language.words import Word, word_union
 
 __all__ = ["COMPARE_MODELS", "BARE_VERDICTS", "Compare", "Normalize", "normalize_answers", "compile_compare",
@@ -97,11 +97,7 @@ class Exact(Word):
         located in the ruleset file)."""
         if not self.exact.prepare:
             return self
-        ops = node.get("exact") if isinstance(node, dict) else None
-        ops = ops.get("prepare") if isinstance(ops, dict) else None
-        locs = getattr(ops, "locs", None)
-        return CompiledExact(self, compile_prepare(self.exact.prepare,
-                                                   lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+        return CompiledExact(self, compile_word_prepare(self.exact.prepare, node, "exact"))
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
@@ -120,7 +116,7 @@ class CompiledExact:
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """`exact` on the prepared prediction and golds."""
-        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in _golds(record.answer) if g is not None]
+        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in _golds(record.answer)]
         return _plain(self.kind, self.prepare(pred if isinstance(pred, str) else str(pred)), golds, normalize)
 
 
@@ -284,11 +280,7 @@ class Contains(CompiledOnUse, Word):
 
     def compile(self, node: Any = None) -> "CompiledContains":
         """The prepare ops compiled once (errors located in the ruleset file)."""
-        ops = node.get("contains") if isinstance(node, dict) else None
-        ops = ops.get("prepare") if isinstance(ops, dict) else None
-        locs = getattr(ops, "locs", None)
-        return CompiledContains(compile_prepare(self.contains.prepare,
-                                                lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None),
+        return CompiledContains(compile_word_prepare(self.contains.prepare, node, "contains"),
                                 self.contains.either_way, self.contains.gold_list_literal)
 
 

@@ -13,7 +13,8 @@ from typing import Any, Callable
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from rulekit.core.errors import ExpressionError, Loc
+from rulekit.core.errors import ExpressionError, Loc, RulesetError
+from rulekit.core.regex import compile_regex, timed
 from rulekit.core.resources import resource_dir
 
 # name → documentation. `step` names are known for the whole step, `candidate` names inside `where:`.
@@ -232,9 +233,6 @@ class _Build(Transformer):
 
 def _search(tok: Token, pattern_fn, value_fn):
     """`search(PATTERN, S)`: PATTERN must be a string literal; it is compiled here, once."""
-    from rulekit.core.errors import RulesetError
-    from rulekit.core.regex import compile_regex, timed
-
     source = getattr(pattern_fn, "literal", None)
     if source is None:
         raise _NameProblem(tok, "`search` takes its pattern as a string literal: search('[0-9]+', gold)", [],

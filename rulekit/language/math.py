@@ -25,7 +25,7 @@ from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.language import prepare as _P
 from rulekit.language.expr import ConditionFailed, compile_condition
-from rulekit.language.prepare import compile_prepare
+from rulekit.language.prepare import compile_prepare, compile_word_prepare
 from rulekit.language.words import Word, word_union
 
 Otherwise = Literal["wrong", "judge"]
@@ -288,12 +288,8 @@ class Arithmetic(Word):
 
     def compile(self, node: Any = None) -> "CompiledArithmetic":
         """The prepare ops compiled once (errors located in the ruleset file)."""
-        ops = node.get("arithmetic") if isinstance(node, dict) else None
-        ops = ops.get("prepare") if isinstance(ops, dict) else None
-        locs = getattr(ops, "locs", None)
         return CompiledArithmetic(self.arithmetic.within, tuple(self.arithmetic.names),
-                                  compile_prepare(self.arithmetic.prepare,
-                                                  lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None))
+                                  compile_word_prepare(self.arithmetic.prepare, node, "arithmetic"))
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """Compile, then decide."""
@@ -309,35 +305,37 @@ class CompiledArithmetic:
         self.within, self.gold_names, self.prepare = within, gold_names, prepare or (lambda text: text)
 
     def _read(self, text: Any, names: dict | None = None) -> Any:
+        """The text's literal value after `prepare` (_UNREAD when it is not literal arithmetic)."""
         try:
-            value = read_literal(self.prepare(text if isinstance(text, str) else str(text)), names)
-            return float(value) if self.within is not None else value
-        except (Unreadable, TypeError, ValueError, OverflowError):
+            return read_literal(self.prepare(text if isinstance(text, str) else str(text)), names)
+        except Unreadable:
             return _UNREAD
 
+    def _same(self, pred: Any, gold: Any) -> bool:
+        """`pred == gold`, or with `within`, |float(pred) - float(gold)| < within (False where float() refuses)."""
+        if self.within is None:
+            return pred == gold
+        try:
+            return abs(float(pred) - float(gold)) < self.within
+        except (TypeError, ValueError, OverflowError):
+            return False
+
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
-        """(correct, 1.0 or 0.0, None)."""
+        """(correct, 1.0 or 0.0, None). With `names`, the prediction is read once per gold, the names
+        standing for that gold's value."""
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
-        value = self._read(pred) if not self.gold_names else _UNREAD
-        if value is _UNREAD and not self.gold_names:
+        value = None if self.gold_names else self._read(pred)
+        if value is _UNREAD:
             return False, 0.0, None
         for g in golds:
-            if self.gold_names:  # the gold's value (as read, before float()) under the given names
-                try:
-                    raw = read_literal(self.prepare(g if isinstance(g, str) else str(g)))
-                except Unreadable:
-                    continue
-                value = self._read(pred, dict.fromkeys(self.gold_names, raw))
-                if value is _UNREAD:
-                    continue
             target = self._read(g)
             if target is _UNREAD:
                 continue
-            try:
-                same = value == target if self.within is None else abs(value - target) < self.within
-            except (TypeError, ValueError, OverflowError):
-                same = False
-            if same:
+            if self.gold_names:
+                value = self._read(pred, dict.fromkeys(self.gold_names, target))
+                if value is _UNREAD:
+                    continue
+            if self._same(value, target):
                 return True, 1.0, None
         return False, 0.0, None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Literal, Optional, Union
+from typing import Any, Callable, Literal, Optional, Union
 
 import regex
 from pydantic import Field
@@ -330,6 +330,15 @@ PREPARE_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PRE
 _COMPILERS = {model: compile_fn for model, compile_fn in PREPARE.values()}
 
 PrepareOp = word_union(PREPARE_MODELS, BARE_PREPARE)
+
+
+def compile_word_prepare(ops: list, node: Any, word: str) -> Callable[[str], str] | None:
+    """A compare word's `prepare:` option (`{WORD: {prepare: [...]}}` in the ruleset node) compiled,
+    errors located at the op's line; `node` is None outside a ruleset file."""
+    raw = node.get(word) if isinstance(node, dict) else None
+    raw = raw.get("prepare") if isinstance(raw, dict) else None
+    locs = getattr(raw, "locs", None)
+    return compile_prepare(ops, lambda i: locs[i] if isinstance(locs, list) and i < len(locs) else None)
 
 
 def compile_prepare(ops: list, loc_of: Callable[[int], Loc | None]) -> Callable[[str], str] | None:

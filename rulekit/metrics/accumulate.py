@@ -102,15 +102,16 @@ class MetricsPlan:
             metrics[f"by_{name.removeprefix('meta.')}"] = _figures(buckets)
         for (spec, _), buckets in zip(self.declared, acc.by_label):
             metrics.update(breakdown_figures(spec, _figures(buckets)))
-        if self.groups is not None:
-            metrics.update(group_metrics(self.groups, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
-        if self.binary is not None:
-            metrics.update(binary_metrics(self.binary, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
-        if self.all_correct:
-            metrics.update(all_correct_metrics(self.all_correct, [d for d, _ in acc.kept], [r for _, r in acc.kept]))
-        if self.totals:
-            metrics.update(totals_metrics(self.totals, self.all_correct, [d for d, _ in acc.kept],
-                                          [r for _, r in acc.kept]))
+        if self.keep:
+            decisions, records = [d for d, _ in acc.kept], [r for _, r in acc.kept]
+            if self.groups is not None:
+                metrics.update(group_metrics(self.groups, decisions, records))
+            if self.binary is not None:
+                metrics.update(binary_metrics(self.binary, decisions, records))
+            if self.all_correct:
+                metrics.update(all_correct_metrics(self.all_correct, decisions, records))
+            if self.totals:
+                metrics.update(totals_metrics(self.totals, self.all_correct, decisions, records))
         return metrics
 
 
