@@ -1,7 +1,10 @@
 """Shared fixtures: the real corpus and conformance labels from ../shared."""
 from __future__ import annotations
 
+import faulthandler
 import json
+import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,29 @@ from vllm_support import items_file, tiny_model, vllm_env, vllm_server  # noqa: 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
 LABELS = SHARED / "conformance" / "labels.jsonl"
+
+TEST_LIMIT_S = 900  # the slowest test (a real vLLM engine on CPU) takes about a tenth of this
+
+
+class TestHung(Exception):
+    """A test ran past TEST_LIMIT_S."""
+
+
+@pytest.fixture(autouse=True)
+def _a_hung_test_fails_alone():
+    """A test that runs past TEST_LIMIT_S fails (every thread's stack printed on stderr) and the run goes
+    on, instead of holding CI until its own limit stops the whole run with nothing said about where."""
+    def expire(signum, frame):
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        raise TestHung(f"the test ran past {TEST_LIMIT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(TEST_LIMIT_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="session")

@@ -116,8 +116,12 @@ def test_every_error_code_is_documented_and_has_a_pinned_fixture():
     used = set(re.findall(r'code="([EW]\d+)"', source)) | {"E300", "E400"}
     assert used <= set(ERROR_CODES), f"undocumented: {sorted(used - set(ERROR_CODES))}"
     pinned = "".join(p.read_text(encoding="utf-8") for d in (BAD, LINT, CLI) for p in d.glob("*.expected"))
-    missing = [code for code in ERROR_CODES if f"[{code}]" not in pinned]
+    missing = [code for code in ERROR_CODES if f"[{code}]" not in pinned and code not in PINNED_ELSEWHERE]
     assert missing == []
+
+
+# Codes no command line can bring about, pinned by the test that causes them
+PINNED_ELSEWHERE = {"E510": "tests/test_parallel.py::test_a_worker_killed_by_the_system_is_an_error_not_a_hang"}
 
 
 def rulekit_dir():

@@ -179,3 +179,57 @@ def test_cli_says_when_workers_cannot_be_used(tmp_path):
                           "--format", "json"], capture_output=True, text=True)
     assert run.returncode == 0
     assert run.stderr.strip() == f"note: --workers 2 ignored, one process: {gz} is gzipped"
+
+
+def test_a_run_stopped_by_a_bad_line_never_waits_on_its_workers(corpus_slice, tmp_path):
+    """Stopping on an error kills the workers wherever they stand (idle in a read, mid-chunk, sending):
+    repeated with every window position of the bad line, each run ends with the error."""
+    import time
+
+    lines = corpus_slice.read_bytes().splitlines(keepends=True)
+    for n, at in enumerate((5, 900, 2500, 4100, 5990)):
+        bad = lines.copy()
+        bad[at] = b'{"id": \n'
+        path = tmp_path / f"bad{n}.jsonl"
+        path.write_bytes(b"".join(bad))
+        started = time.monotonic()
+        with pytest.raises(InputError) as info:
+            evaluate_files([load_ruleset("lmms-eval")], [str(path)], workers=3, min_split_bytes=0,
+                           chunk_bytes=16 << 10)
+        assert info.value.loc.line == at + 1
+        assert time.monotonic() - started < 120  # a hang here is what this test is for
+
+
+def test_a_worker_killed_by_the_system_is_an_error_not_a_hang(corpus_slice, tmp_path, monkeypatch):
+    """A worker that dies (the OOM killer) ends the run with E510 naming it; nothing is written."""
+    import os
+
+    from rulekit.run import parallel
+
+    real = parallel._decide_chunk
+
+    def dies_on_a_later_chunk(chunk):
+        if chunk.start > 200_000:
+            os._exit(137)
+        return real(chunk)
+
+    monkeypatch.setattr(parallel, "_decide_chunk", dies_on_a_later_chunk)  # the forked workers inherit it
+    with pytest.raises(parallel.WorkerDied) as info:
+        evaluate_files([load_ruleset("vlmevalkit")], [str(corpus_slice)], output_dir=str(tmp_path / "out"),
+                       workers=2, min_split_bytes=0, chunk_bytes=64 << 10)
+    assert info.value.render() == ("error[E510]: worker process 1 ended without its results (exit code 137; "
+                                   "killed by the system, e.g. out of memory?)\n"
+                                   "  help: rerun with `--workers 1`, or with fewer workers")
+    assert not list((tmp_path / "out").glob("*"))
+
+
+def test_an_exception_in_a_worker_is_raised_in_the_parent(corpus_slice, monkeypatch):
+    from rulekit.run import parallel
+
+    def broken(chunk):
+        raise ZeroDivisionError("a bug in a worker")
+
+    monkeypatch.setattr(parallel, "_decide_chunk", broken)
+    with pytest.raises(ZeroDivisionError, match="a bug in a worker"):
+        evaluate_files([load_ruleset("vlmevalkit")], [str(corpus_slice)], workers=2, min_split_bytes=0,
+                       chunk_bytes=64 << 10)

@@ -53,6 +53,8 @@ ERROR_CODES = {
     "E502": "the judge cache is not a readable SQLite database",
     "E503": "a server answered with something that is not a completion (no `choices`, an `error` object, a body "
             "over the size cap)",
+    "E510": "a worker process of a split run died (killed by the system, e.g. out of memory): rerun with "
+            "`--workers 1`",
     "W301": "lint: a bare yes/no/on/off that YAML turns into a boolean",
     "W302": "lint: a step that always fires hides the steps after it",
     "W303": "lint: a token template contains a separator, so it never matches",

@@ -23,6 +23,7 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
 from collections import deque
 from contextlib import ExitStack
@@ -35,7 +36,7 @@ from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS
 from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
                        report_cut_offs, row_bytes)
-from rulekit.core.errors import InputError
+from rulekit.core.errors import InputError, RulekitError
 from rulekit.readers import detect_format, is_stream, read_records
 from rulekit.readers.jsonl import records_from_lines
 from rulekit.core.trace import Decision
@@ -187,17 +188,105 @@ def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
             yield row_bytes(decision)
 
 
-def _in_order(pool, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
-    """`pool.imap(_decide_chunk, chunks)` with at most `window` chunks handed out and not yet taken back:
-    imap hands out every chunk at once, so finished parts would pile up in this process whenever it
-    writes more slowly than the workers decide."""
-    pending: deque = deque()
+class WorkerDied(RulekitError):
+    """A worker process ended without sending its part back (killed by the system, e.g. out of memory)."""
+
+    code = "E510"
+
+
+def _serve(conn, inherited: list) -> None:
+    """A worker's loop: read a chunk from `conn`, send back its part (or the exception it raised), until
+    the parent sends None or goes away. `inherited` are the other workers' pipe ends, copied by the
+    fork: closed, so a worker that dies is seen at once on its own pipe."""
+    _ignore_interrupts()
+    for other in inherited:
+        other.close()
+    while True:
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):
+            return
+        if chunk is None:
+            return
+        try:
+            part = _decide_chunk(chunk)
+        except Exception as exc:  # a bug, not bad input (that is part.error): the parent re-raises it
+            part = exc
+        try:
+            conn.send(part)
+        except (TypeError, AttributeError, pickle.PicklingError):  # an exception that does not pickle
+            conn.send(RuntimeError(f"in a worker: {part!r}"))
+
+
+class _Workers:
+    """`n` forked processes, each with its own pipe: chunk k goes to worker k % n and its part comes back
+    on that pipe, so parts are read in input order with nothing shared between processes. Stopping them
+    is a kill: multiprocessing.Pool's terminate waits on its task queue's lock, which an idle worker holds
+    while it reads (a run that stopped on a bad line could hang there), and Pool waits forever for a
+    worker that was killed; here a dead worker's pipe ends and the run says so (E510)."""
+
+    def __init__(self, n: int):
+        ctx = multiprocessing.get_context("fork")
+        self.conns: list = []
+        self.procs: list = []
+        for _ in range(n):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_serve, args=(theirs, list(self.conns)), daemon=True)
+            proc.start()
+            theirs.close()
+            self.conns.append(mine)
+            self.procs.append(proc)
+
+    def send(self, k: int, chunk: Chunk) -> None:
+        """Hand chunk number `k` to its worker."""
+        self.conns[k % len(self.conns)].send(chunk)
+
+    def receive(self, k: int) -> _Part:
+        """The part of chunk number `k` (its worker's next reply); a worker's exception is raised here."""
+        i = k % len(self.conns)
+        try:
+            part = self.conns[i].recv()
+        except (EOFError, OSError):
+            self.procs[i].join(timeout=5)
+            raise WorkerDied(f"worker process {i + 1} ended without its results (exit code "
+                             f"{self.procs[i].exitcode}; killed by the system, e.g. out of memory?)",
+                             help="rerun with `--workers 1`, or with fewer workers") from None
+        if isinstance(part, BaseException):
+            raise part
+        return part
+
+    def stop(self, finished: bool) -> None:
+        """End the workers: asked to (after a finished run) or killed (an error or an interrupt)."""
+        for conn, proc in zip(self.conns, self.procs):
+            if finished:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
+            else:
+                proc.kill()
+        for conn, proc in zip(self.conns, self.procs):
+            proc.join(timeout=10 if finished else None)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+            conn.close()
+
+
+def _in_order(workers: _Workers, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
+    """Each chunk's part, in input order, with at most `window` chunks handed out and not yet taken
+    back (finished parts would otherwise pile up whenever this process writes more slowly than the
+    workers decide). `window` is a multiple of the worker count, so each worker holds the same share."""
+    sent = taken = 0
     for chunk in chunks:
-        pending.append(pool.apply_async(_decide_chunk, (chunk,)))
-        if len(pending) >= window:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+        workers.send(sent, chunk)
+        sent += 1
+        if sent - taken >= window:
+            yield workers.receive(taken)
+            taken += 1
+    while taken < sent:
+        yield workers.receive(taken)
+        taken += 1
 
 
 def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: dict | None = None, *,
@@ -240,7 +329,9 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
         with ExitStack() as stack:
             writers = open_writers(stack, rulesets, output_dir)
             gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
-            with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
+            pool = _Workers(workers)
+            finished = False
+            try:
                 for part in _in_order(pool, chunks(), window=2 * workers):
                     source = chunks_seen.popleft()
                     if part.error is not None:
@@ -256,6 +347,9 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     done += part.records
                     if on_progress is not None:
                         on_progress(done)
+                finished = True
+            finally:
+                pool.stop(finished)
             results = [run.result(seed) for run in runs]
             audit.report(fields)  # under --strict a warning is an error: raised before any file is committed
             report_cut_offs(runs)
