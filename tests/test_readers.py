@@ -345,3 +345,16 @@ def test_lmms_eval_log_samples(tmp_path):
                   encoding="utf-8")
     (f,) = read_records([str(pf)], fmt="lmms-eval")
     assert (f.id, f.response, f.answer, f.question_type) == ("5", "C", "C", "open")
+
+
+def test_lmms_eval_slim_sample_lines_without_doc_are_read(tmp_path):
+    """lmms-eval 0.4+ logs `doc_id`, `target`, `filtered_resps`, the per-sample metric and `input`, no
+    `doc` (real line shape: shruum/lmms-eval's LLaVA-1.5 scienceqa_img log)."""
+    from rulekit.readers import read_records
+
+    path = tmp_path / "20260218_234435_samples_scienceqa_img.jsonl"
+    path.write_text('{"doc_id": 7, "target": "B", "filtered_resps": ["A. the watering method used"], '
+                    '"doc_hash": "74234e", "exact_match": 0.0, "input": "Context: ..."}\n', encoding="utf-8")
+    [r] = read_records([str(path)])
+    assert (r.id, r.response, r.answer, r.choices) == ("7", "A. the watering method used", "B", None)
+    assert r.meta["metrics"] == {"exact_match": 0.0}

@@ -7,7 +7,8 @@ else open; answers keep their JSON type (numbers stay numbers). Any other top-le
 ``source``) goes into ``meta`` unless ``meta`` already has it.
 
 lmms-eval ``--log_samples`` lines (keys ``doc_id``, ``doc``, ``target``, ``resps`` and/or
-``filtered_resps``) map as follows:
+``filtered_resps``; lmms-eval 0.4+ leaves ``doc`` out unless asked, so a line with ``doc_id`` and
+``target`` beside the replies is one too) map as follows:
 
 =============  ===========================================================================
 id             ``doc.id`` when present and non-empty, else ``doc_id``
@@ -55,7 +56,7 @@ _QT_ALIASES = {
 }
 _LMMS_KEYS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash",
               "prompt_hash", "target_hash", "filter", "task", "split", "input_text", "input",
-              "image_paths", "token_counts", "success"}
+              "image_paths", "token_counts", "success", "input_media"}
 _LMMS_DOC_MAPPED = {"id", "options", "choices", "question", "question_type", "answer"}
 
 
@@ -222,8 +223,10 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
 # ---------------------------------------------------------------- format mappings
 
 def is_lmms(obj: dict) -> bool:
-    """True when a JSON object looks like an lmms-eval --log_samples line."""
-    return "doc" in obj and ("filtered_resps" in obj or "resps" in obj) and "response" not in obj
+    """True when a JSON object looks like an lmms-eval --log_samples line: with its `doc`, or, as
+    lmms-eval 0.4+ logs by default, only `doc_id` and `target` beside the replies."""
+    return (("doc" in obj or ("doc_id" in obj and "target" in obj))
+            and ("filtered_resps" in obj or "resps" in obj) and "response" not in obj)
 
 
 def ours_base(obj: dict) -> tuple[dict, dict]:
