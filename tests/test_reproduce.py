@@ -192,3 +192,71 @@ def test_eval_breaks_down_by_any_field_and_names_the_rulesets_a_file_name_calls_
     assert plain["fingerprint"] == json.loads(CliRunner().invoke(
         main, ["eval", "-r", "vlmevalkit@v1", str(path), "--format", "json", "--by", "category"]).stdout
     )["results"][0]["fingerprint"]  # a breakdown is reporting only
+
+
+LMMS = Path(__file__).parent / "fixtures" / "reproduce" / "lmms-eval"
+
+
+def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
+    """A real lmms-eval 0.4+ run (results.json + the slim samples log, no `doc`): `exact_match,none` given
+    back to every digit, each record's score equal to the log's own `exact_match`; the task logged without
+    samples is named."""
+    result = _run(LMMS, "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    [row] = out["results"]
+    assert (row["framework"], row["model"], row["benchmark"], row["metric"], row["split"]) == \
+        ("lmms-eval", "liuhaotian/llava-v1.5-7b", "scienceqa_img", "exact_match,none", "none")
+    assert row["reported"] == "0.6950917203767972" and row["reproduced"] == 1402 / 2017
+    assert row["ruleset"] == "lmms-eval-scienceqa" and row["matched"]
+    assert "its per-record scores equal the samples log's `exact_match` on all 2017 records" in row["notes"]
+    [note] = out["notes"]
+    assert "task `pope` has no samples log beside it" in note
+
+
+def _lmms_run(tmp_path: Path, edit) -> Path:
+    """A copy of the real run with some samples lines changed by `edit(line) -> line` and the published
+    `exact_match,none` recomputed from the lines' own `exact_match`, as lmms-eval would."""
+    import gzip
+
+    src = LMMS / "llava-v1.5-7b"
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = [edit(json.loads(x)) for x in gzip.decompress(
+        (src / "20260218_234435_samples_scienceqa_img.jsonl.gz").read_bytes()).splitlines()]
+    (run / "20260218_234435_samples_scienceqa_img.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    results = json.loads((src / "20260218_234435_results.json").read_text(encoding="utf-8"))
+    del results["results"]["pope"]
+    results["results"]["scienceqa_img"]["exact_match,none"] = sum(x["exact_match"] for x in lines) / len(lines)
+    (run / "20260218_234435_results.json").write_text(json.dumps(results), encoding="utf-8")
+    return run
+
+
+def test_the_lmms_eval_scorer_generation_is_the_one_the_samples_log_agrees_with(tmp_path):
+    """Replies "X. ..." with X the gold scored 0, as lmms-eval did from July 2024 to July 2025 (it tested a
+    lowercased reply for an upper-case letter): only `lmms-eval-scienceqa@v2` gives the number back."""
+    def older(line):
+        if line["doc_id"] % 40 == 0:
+            line["filtered_resps"] = [line["target"] + ". because of the picture"]
+            line["exact_match"] = 0.0
+        return line
+
+    result = _run(_lmms_run(tmp_path, older), "--format", "json")
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)["results"]
+    assert row["ruleset"] == "lmms-eval-scienceqa@v2" and row["matched"]
+
+
+def test_an_lmms_eval_number_no_generation_gives_back_lists_the_records(tmp_path):
+    def tampered(line):
+        if line["doc_id"] < 5:
+            line["exact_match"] = 1.0 - line["exact_match"]
+        return line
+
+    result = _run(_lmms_run(tmp_path, tampered), "--format", "json")
+    assert result.exit_code == 1, result.output
+    [row] = json.loads(result.stdout)["results"]
+    assert not row["matched"]
+    assert sorted(d["id"] for d in row["differences"]) == ["0", "1", "2", "3", "4"]
+    assert {d["framework_score"] != d["ours"] for d in row["differences"]} == {True}

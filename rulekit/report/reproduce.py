@@ -10,6 +10,10 @@ one pass, and reports the first generation that gives back every number of the f
 printed digits. When none does, the closest one is reported with the records that account for the
 difference — compared row by row with the evaluation's own result sheet
 (`<model>_<dataset>_*_result.xlsx`, column `hit`) when it is there.
+
+An lmms-eval run (`<date>_results.json` + `<date>_samples_<task>.jsonl`) is reproduced per task the
+same way, its per-sample metric values standing in for the result sheet; an MMEvalPro run is its
+model-output JSON and `auto_score.py`'s score JSON.
 """
 from __future__ import annotations
 
@@ -27,6 +31,12 @@ from rulekit.core.errors import InputError, Loc, UsageError
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx")
 HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
+
+
+def _headline(row) -> bool:
+    """A number a leaderboard shows: VLMEvalKit's `Overall`, MMEvalPro's Genuine Accuracy, every metric of
+    an lmms-eval results.json (each task's table row)."""
+    return row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 _CATEGORY_FIELDS = ("category", "l2-category")  # what VLMEvalKit's report_acc groups by, in its order
 
@@ -42,6 +52,7 @@ class Family:
     rulesets: tuple[str, ...]
     datasets: tuple[str, ...]
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
+    metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,7 +64,7 @@ def registry() -> tuple[Family, ...]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
     return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
-                        tuple(spec.get("judged", ())))
+                        tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()))
                  for framework, families in raw.items() for name, spec in families.items())
 
 
@@ -158,6 +169,7 @@ class Artifact:
     report: Path
     numbers: list[Published]
     result_sheet: Path | None = None
+    aggregations: dict[str, str] = field(default_factory=dict)  # lmms-eval: metric -> its aggregation
 
 
 def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
@@ -189,6 +201,12 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
                       and names[n].parent == f.parent), None)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
         used |= {pred, f}
+    for art, note in _lmms_eval_runs([f for f in files if f not in used]):
+        if art is not None:
+            artifacts.append(art)
+            used |= {art.predictions, art.report}
+        else:
+            notes.append(note)
     for art, note in _mmevalpro_pairs([f for f in files if f not in used]):
         if art is not None:
             artifacts.append(art)
@@ -199,7 +217,69 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith("_result.xlsx") \
                 and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
             notes.append(f"{f}: no published number next to it (no {f.stem}_acc.csv); nothing to reproduce")
+    runs = {f.parent for f in files if f.name.endswith("results.json")}
+    for f in files:
+        if "_samples_" in f.name and f.name.endswith((".jsonl", ".jsonl.gz")) and f.parent not in runs:
+            notes.append(f"{f}: an lmms-eval samples log without its run's results.json next to it; nothing to reproduce")
     return artifacts, notes
+
+
+# ---------------------------------------------------------------- lmms-eval runs
+# `lmms-eval --log_samples` writes, per run, `<date>_results.json` ({"results": {task: {"<metric>,<filter>":
+# value, "<metric>_stderr,<filter>": ...}}, "configs": {task: {"metric_list": [{metric, aggregation}]}},
+# "model_name", ...}) and `<date>_samples_<task>.jsonl` (one line per document, with its per-sample metric
+# values); older versions write `results.json` and `<task>.jsonl` / `*_samples_<task>.jsonl`.
+_STDERR = ("_stderr", "_stderr_clt", "_stderr_clustered")
+
+
+def _lmms_samples(results: Path, task: str, files: list[Path]) -> Path | None:
+    """The samples log of `task` written by the run of `results`: `<prefix>_samples_<task>.jsonl` beside
+    it, else the one `*samples_<task>.jsonl` (or `<task>.jsonl`) there."""
+    prefix = results.name[: -len("results.json")]
+    here = [f for f in files if f.parent == results.parent]
+    named = [f for f in here if f.name in (f"{prefix}samples_{task}.jsonl", f"{prefix}samples_{task}.jsonl.gz")]
+    if named:
+        return named[0]
+    loose = [f for f in here if f.name.endswith((f"samples_{task}.jsonl", f"samples_{task}.jsonl.gz"))
+             or f.name in (f"{task}.jsonl", f"{task}.jsonl.gz")]
+    return loose[0] if len(loose) == 1 else None
+
+
+def _lmms_eval_runs(files: list[Path]):
+    """(Artifact, None) per task of each lmms-eval results.json whose samples log is beside it, (None, note)
+    for a task that cannot be reproduced (no samples log, no task in the registry)."""
+    for f in files:
+        if not f.name.endswith("results.json"):
+            continue
+        data = _json_of(f, limit=50 << 20)
+        if not (isinstance(data, dict) and isinstance(data.get("results"), dict)
+                and ("configs" in data or "versions" in data or "n-samples" in data)):
+            continue
+        configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+        model = str(data.get("model_name") or data.get("model_name_sanitized") or f.parent.name)
+        for task, values in sorted(data["results"].items()):
+            if not isinstance(values, dict):
+                continue
+            numbers = []
+            for key, value in values.items():
+                metric, comma, filt = key.partition(",")
+                if comma and type(value) in (int, float) and not metric.endswith(_STDERR):
+                    numbers.append(Published(filt, key, repr(value)))
+            if not numbers:
+                continue
+            samples = _lmms_samples(f, task, files)
+            if samples is None:
+                yield None, (f"{f}: task `{task}` has no samples log beside it ({f.name[:-len('results.json')]}"
+                             f"samples_{task}.jsonl; run lmms-eval with --log_samples); not reproduced")
+                continue
+            family = next((fm for fm in families_for(task) if fm.framework == "lmms-eval"), None)
+            if family is None:
+                yield None, (f"{samples}: lmms-eval task `{task}` is not in rulekit/data/benchmarks.yaml; "
+                             "not reproduced")
+                continue
+            metric_list = (configs.get(task) or {}).get("metric_list") or []
+            aggregations = {str(m.get("metric")): str(m.get("aggregation")) for m in metric_list if isinstance(m, dict)}
+            yield Artifact("lmms-eval", model, task, family, samples, f, numbers, aggregations=aggregations), None
 
 
 # MMEvalPro's auto_score.py writes {source: {genuine_accuracy_score: 17.11, ...}, "Macro_Average": {...},
@@ -268,6 +348,35 @@ def _mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[st
         else:
             scope = (metrics.get("by_source") or {}).get(n.split) or {}
         out[(n.split, n.metric)] = scope.get(ours) if ours else None
+    return out
+
+
+def _lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> tuple[dict, list[str]]:
+    """Our value of each published lmms-eval metric: a `mean` aggregation is the mean of our per-record
+    scores; another is the figure the registry names for it (`metrics:`), else not recomputed."""
+    named = dict(family.metrics)
+    out, notes = {}, []
+    for n in art.numbers:
+        metric = n.metric.partition(",")[0]
+        if metric in named:
+            value = result.metrics.get(named[metric])
+            out[(n.split, n.metric)] = value if isinstance(value, (int, float)) else None
+        elif art.aggregations.get(metric, "mean") == "mean":
+            out[(n.split, n.metric)] = _mean(scores)
+        else:
+            out[(n.split, n.metric)] = None
+            notes.append(f"`{n.metric}` is aggregated by {art.aggregations[metric]}, which rulekit does not "
+                         "recompute for this task")
+    return out, notes
+
+
+def _lmms_sample_scores(records: list, metric: str) -> dict[str, float]:
+    """{record id: the per-sample value lmms-eval logged for `metric`} where it is a number."""
+    out = {}
+    for r in records:
+        value = (r.meta.get("metrics") or {}).get(metric)
+        if type(value) in (int, float, bool):
+            out[r.id] = float(value)
     return out
 
 
@@ -434,9 +543,15 @@ class Scored:
     notes: list[str]
     unmatched: set[str] | None
     percent: bool
+    logged: tuple[str, dict[str, float]] | None = None  # lmms-eval: (metric, {id: its per-sample value})
 
     def distance(self, candidate: tuple) -> int:
-        """Rows whose rules-matched status differs from the framework's own sheet (0 without a sheet)."""
+        """Rows whose rules-matched status differs from the framework's own sheet, or (lmms-eval) whose
+        score differs from the value its samples log holds for them (0 with neither)."""
+        if self.logged is not None:
+            logged = self.logged[1]
+            return sum(1 for d, mine in zip(candidate[0].decisions, candidate[3])
+                       if d.id in logged and abs(logged[d.id] - mine) > 1e-9)
         if self.unmatched is None:
             return 0
         left = {d.id for d in candidate[0].decisions if d.outcome in ("unresolved", "judge", "fallback")}
@@ -493,6 +608,10 @@ def score_artifact(art: Artifact) -> Scored:
         if art.framework == "mmevalpro":
             ours = _mmevalpro_numbers(art.numbers, result.metrics)
             correct = [d.correct is True for d in result.decisions]
+        elif art.framework == "lmms-eval":
+            correct = [d.score if d.score is not None else float(d.correct is True) for d in result.decisions]
+            ours, why = _lmms_numbers(art, family, result, correct)
+            notes += [w for w in why if w not in notes]
         elif family.name == "circular":
             overall = result.metrics.get("genuine_accuracy")
             ours = {(n.split, n.metric): (overall if n.metric == "Overall" else None) for n in art.numbers}
@@ -503,7 +622,15 @@ def score_artifact(art: Artifact) -> Scored:
         agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
                  ((n.split + "\0" + n.metric, n) for n in art.numbers)}
         scored.append((result, ours, agree, correct))
-    return Scored(art, family, scored, notes, unmatched, percent)
+    logged = None
+    if art.framework == "lmms-eval":
+        for n in art.numbers:
+            metric = n.metric.partition(",")[0]
+            values = _lmms_sample_scores(results[0].records, metric)
+            if values and metric not in dict(family.metrics) and art.aggregations.get(metric, "mean") == "mean":
+                logged = (metric, values)
+                break
+    return Scored(art, family, scored, notes, unmatched, percent, logged)
 
 
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
@@ -522,6 +649,11 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
     if whole is not None and also:
         notes.append(f"also reproduced by {', '.join(f'`{name}`' for name in also)} (they agree on these replies)")
+    if sc.logged is not None:
+        off = sheet_distance(chosen)
+        notes.append(f"its per-record scores equal the samples log's `{sc.logged[0]}` on all {len(sc.logged[1])} records"
+                     if off == 0 else f"its per-record scores differ from the samples log's `{sc.logged[0]}` "
+                                      f"on {off} records")
     if unmatched is not None:
         off = sheet_distance(chosen)
         notes.append(f"its rules leave the same {len(unmatched)} rows unmatched as {art.result_sheet.name} shows"
@@ -544,6 +676,12 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                 and not reported.agrees(sheet_overall, percent):
             notes.append(f"the framework's own per-row `hit` gives Overall {sheet_overall!r}, not the published "
                          f"{reported.text}: the published number does not follow from its result sheet")
+    if whole is None and sc.logged is not None:
+        metric, logged = sc.logged
+        for rec, d, mine in zip(result.records, result.decisions, correct):
+            if rec.id in logged and abs(logged[rec.id] - mine) > 1e-9:
+                differences.append({"id": rec.id, "framework_score": logged[rec.id], "ours": mine, "pred": d.pred,
+                                    "outcome": d.outcome, "step": d.step, "response": rec.response[:200]})
     dup = len(result.records) - len({r.id for r in result.records})
     if dup:
         notes.append(f"{dup} repeated indexes: VLMEvalKit joins predictions and answers by index, so the "
@@ -552,7 +690,8 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     for n in art.numbers:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
-                        differences if n.metric == "Overall" else []))
+                        differences if n.metric == "Overall" or (sc.logged and n.metric.partition(",")[0] == sc.logged[0])
+                        else []))
     return rows
 
 
@@ -606,7 +745,7 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                          ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
                          ("", "left")):
         table.add_column(col, justify=justify)
-    for row in sorted(rows, key=lambda r: (r.file, r.split, r.metric.strip() not in HEADLINES, r.metric)):
+    for row in sorted(rows, key=lambda r: (r.file, r.split, not _headline(r), r.metric)):
         percent = float(row.reported) > 1.0
         ours = row.reproduced * (100 if percent else 1) if row.reproduced is not None else None
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
@@ -630,13 +769,13 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     out = ["| model | benchmark | split | metric | reported | reproduced | ruleset | matched |",
            "|---|---|---|---|---:|---:|---|---|"]
     for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.split)):
-        if row.metric.strip() not in HEADLINES:
+        if not _headline(row):
             continue
         percent = float(row.reported) > 1.0
         ours = "-" if row.reproduced is None else repr(row.reproduced * (100 if percent else 1))
         out.append(f"| {row.model} | {row.benchmark} | {row.split} | {row.metric} | {row.reported} | {ours} | "
                    f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
-    missed = [r for r in rows if r.metric.strip() not in HEADLINES and not r.matched]
+    missed = [r for r in rows if not _headline(r) and not r.matched]
     if missed:
         out.append("")
         out.append(f"{len(missed)} other numbers were not reproduced: "
