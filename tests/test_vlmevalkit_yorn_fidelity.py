@@ -209,3 +209,79 @@ def test_vlmevalkit_ocrbench_reports_the_original_scores(tmp_path):
     assert set(want) == set(ours) and want["Final Score"] > 0
     for name, value in want.items():
         assert abs(value - ours[name]) < 1e-9, (name, value, ours[name])
+
+
+def _work_dir(tmp_path: Path, dataset: str, rows: list[dict]) -> Path:
+    """A VLMEvalKit work dir: `<model>/<model>_<dataset>.tsv` (index, question, answer, prediction and the
+    rows' meta fields as columns, as VLMEvalKit writes its prediction sheet)."""
+    import csv
+
+    model = tmp_path / "demo_model"
+    model.mkdir(exist_ok=True)
+    extra = sorted({k for r in rows for k in r.get("meta", {})})
+    with (model / f"demo_model_{dataset}.tsv").open("w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f, delimiter="\t")
+        out.writerow(["index", "question", "answer", "prediction", *extra])
+        for r in rows:
+            out.writerow([r["id"], "q", r["answer"], r["response"], *(r.get("meta", {}).get(k) or "" for k in extra)])
+    return model
+
+
+def _score_csv(path: Path, table: dict, split: bool = True) -> None:
+    """A rating table as VLMEvalKit's dump writes it (pandas to_csv: floats as repr, no index)."""
+    import csv
+
+    with path.open("w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)
+        if split:
+            names = list(next(iter(table.values())))
+            out.writerow(["split", *names])
+            for name, figures in table.items():
+                out.writerow([name, *(repr(figures[k]) for k in names)])
+        else:
+            out.writerow(list(table))
+            out.writerow([repr(v) for v in table.values()])
+
+
+@pytest.mark.parametrize("dataset", ["POPE", "HallusionBench", "MME", "OCRBench"])
+def test_reproduce_gives_back_the_score_files_of_the_original_ratings(tmp_path, dataset):
+    """`rulekit reproduce` on a work dir whose score file holds what VLMEvalKit's ORIGINAL rating wrote for
+    these rows (POPE_rating, Hallusion_rating, MME_rating: `_score.csv`; OCRBench.evaluate: `_score.json`):
+    every number given back, by the registry's `score-file:` mapping."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    build, rating = {"POPE": (_pope_records, "pope_rating"), "HallusionBench": (_hallusion_records, "hallusion_rating"),
+                     "MME": (_mme_records, "mme_rating"), "OCRBench": (_ocrbench_records, "ocrbench_score")}[dataset]
+    model = _work_dir(tmp_path, dataset, build())
+    table = json.loads((HERE / f"{rating}.json").read_text(encoding="utf-8"))
+    if dataset == "OCRBench":
+        (model / f"demo_model_{dataset}_score.json").write_text(json.dumps(table, indent=4), encoding="utf-8")
+        count = len(table)
+    else:
+        _score_csv(model / f"demo_model_{dataset}_score.csv", table, split=dataset != "MME")
+        count = len(table) if dataset == "MME" else sum(len(v) for v in table.values())
+    result = CliRunner().invoke(main, ["reproduce", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == count and all(r["matched"] for r in rows)
+    assert {r["ruleset"] for r in rows} == {f"vlmevalkit-{dataset.lower()}"} and rows[0]["benchmark"] == dataset
+
+
+def test_a_score_file_number_off_by_a_little_is_not_reproduced_and_unknown_score_files_are_named(tmp_path):
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    model = _work_dir(tmp_path, "POPE", _pope_records())
+    table = json.loads((HERE / "pope_rating.json").read_text(encoding="utf-8"))
+    table["popular"]["recall"] += 0.001
+    _score_csv(model / "demo_model_POPE_score.csv", table)
+    (model / "demo_model_MathVista_MINI.tsv").write_text("index\tanswer\tprediction\n1\t2\t2\n", encoding="utf-8")
+    (model / "demo_model_MathVista_MINI_score.csv").write_text("Task&Skill,acc\nOverall,50.0\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["reproduce", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert [(r["split"], r["metric"]) for r in out["results"] if not r["matched"]] == [("popular", "recall")]
+    assert any("does not recompute VLMEvalKit's `MathVista_MINI` score file" in n for n in out["notes"])

@@ -29,7 +29,8 @@ import yaml
 
 from rulekit.core.errors import InputError, Loc, UsageError
 
-REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx")
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score.json")
+SCORE_SUFFIXES = ("_score.csv", "_score.json")  # what ImageYORNDataset and OCRBench write instead of `_acc`
 HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
 
 
@@ -53,6 +54,7 @@ class Family:
     datasets: tuple[str, ...]
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
     metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
+    score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,7 +66,8 @@ def registry() -> tuple[Family, ...]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
     return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
-                        tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()))
+                        tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()),
+                        spec.get("score-file"))
                  for framework, families in raw.items() for name, spec in families.items())
 
 
@@ -121,6 +124,8 @@ class Published:
 
 def read_report(path: Path) -> list[Published]:
     """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column)."""
+    if path.suffix == ".json":
+        return _read_json_report(path)
     try:
         if path.suffix == ".xlsx":
             import openpyxl
@@ -153,6 +158,50 @@ def read_report(path: Path) -> list[Published]:
                 raise InputError(f"`{metric.strip()}` is not a number: {row[i]!r}", loc=Loc(str(path), n, 0),
                                  code="E300") from None
             out.append(Published(split, metric, row[i].strip()))
+    return out
+
+
+def _read_json_report(path: Path) -> list[Published]:
+    """The numbers of a flat JSON score file (VLMEvalKit's OCRBench `_score.json`: {name: number})."""
+    data = _json_of(path)
+    if not isinstance(data, dict) or not data:
+        raise InputError(f"{path}: a score file must be a JSON object of numbers", code="E300")
+    out = []
+    for name, value in data.items():
+        if type(value) not in (int, float):
+            raise InputError(f"{path}: `{name}` is not a number: {value!r}", code="E300")
+        out.append(Published("none", name, repr(value)))
+    return out
+
+
+def _figure(metrics: dict, path: str) -> float | None:
+    """The number at a dotted `path` of a result's metrics (None where any step is missing)."""
+    value: Any = metrics
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return float(value) if type(value) in (int, float) else None
+
+
+def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> dict[tuple[str, str], float | None]:
+    """Our value of each number of a VLMEvalKit score file, as the registry's `score-file:` maps it: the
+    entry for SPLIT/METRIC, else */METRIC, SPLIT/*, */* ({split} and {metric} filled in), its path (or
+    the first of its paths that is present) times the scale."""
+    table = spec.get("numbers") or {}
+    out: dict[tuple[str, str], float | None] = {}
+    for n in numbers:
+        split, metric = n.split, n.metric.strip()
+        entry = next((table[k] for k in (f"{split}/{metric}", f"*/{metric}", f"{split}/*", "*/*") if k in table), None)
+        scale = float(spec.get("scale", 1))
+        if isinstance(entry, dict):
+            scale, entry = scale * float(entry.get("scale", 1)), entry.get("path")
+        value = None
+        for path in ([entry] if isinstance(entry, str) else entry or []):
+            value = _figure(metrics, path.replace("{split}", split).replace("{metric}", metric))
+            if value is not None:
+                break
+        out[(n.split, n.metric)] = None if value is None else value * scale
     return out
 
 
@@ -196,7 +245,11 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         model, bench, family = split_name(stem)
         if f.parent.name and stem.startswith(f.parent.name + "_"):  # VLMEvalKit: outputs/<model>/<model>_<dataset>
             model, bench = f.parent.name, stem[len(f.parent.name) + 1:]
-            family = family or next(iter(families_for(bench)), None)
+            family = family or next((fm for fm in families_for(bench) if fm.framework == "vlmevalkit"), None)
+        if suffix in SCORE_SUFFIXES and (family is None or not family.score_file):
+            notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
+                         "it in rulekit/data/benchmarks.yaml); skipped")
+            continue
         sheet = next((names[n] for n in sorted(names) if n.startswith(stem + "_") and n.endswith("_result.xlsx")
                       and names[n].parent == f.parent), None)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
@@ -483,6 +536,11 @@ class Row:
     matched: bool
     notes: list[str] = field(default_factory=list)
     differences: list[dict] = field(default_factory=list)
+    percent: bool = False  # `reproduced` is a fraction of a number published in percent
+
+    def shown(self) -> float | None:
+        """`reproduced` on the published number's scale."""
+        return None if self.reproduced is None else self.reproduced * (100 if self.percent else 1)
 
     def as_dict(self) -> dict:
         """The JSON form (`rulekit reproduce --format json`)."""
@@ -601,7 +659,8 @@ def score_artifact(art: Artifact) -> Scored:
         if guessed:
             notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
-    percent = any(n.value > 1.0 for n in art.numbers)
+    score_file = art.framework == "vlmevalkit" and art.report.name.endswith(SCORE_SUFFIXES)
+    percent = any(n.value > 1.0 for n in art.numbers) and not score_file  # a score file: ours on its scale
     scored = []
     for result in results:
         records = result.records
@@ -612,6 +671,9 @@ def score_artifact(art: Artifact) -> Scored:
             correct = [d.score if d.score is not None else float(d.correct is True) for d in result.decisions]
             ours, why = _lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
+        elif score_file:
+            ours = score_file_numbers(art.numbers, result.metrics, family.score_file)
+            correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             overall = result.metrics.get("genuine_accuracy")
             ours = {(n.split, n.metric): (overall if n.metric == "Overall" else None) for n in art.numbers}
@@ -691,7 +753,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or (sc.logged and n.metric.partition(",")[0] == sc.logged[0])
-                        else []))
+                        else [], percent))
     return rows
 
 
@@ -746,8 +808,7 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                          ("", "left")):
         table.add_column(col, justify=justify)
     for row in sorted(rows, key=lambda r: (r.file, r.split, not _headline(r), r.metric)):
-        percent = float(row.reported) > 1.0
-        ours = row.reproduced * (100 if percent else 1) if row.reproduced is not None else None
+        ours = row.shown()
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
         table.add_row(Text(row.model), Text(row.benchmark), Text(row.metric), Text(row.split), row.reported,
                       f"{ours:.6f}" if ours is not None else "-", delta, Text(row.ruleset or "-"),
@@ -771,8 +832,7 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.split)):
         if not _headline(row):
             continue
-        percent = float(row.reported) > 1.0
-        ours = "-" if row.reproduced is None else repr(row.reproduced * (100 if percent else 1))
+        ours = "-" if row.reproduced is None else repr(row.shown())
         out.append(f"| {row.model} | {row.benchmark} | {row.split} | {row.metric} | {row.reported} | {ours} | "
                    f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
     missed = [r for r in rows if not _headline(r) and not r.matched]
