@@ -260,3 +260,25 @@ def test_an_lmms_eval_number_no_generation_gives_back_lists_the_records(tmp_path
     assert not row["matched"]
     assert sorted(d["id"] for d in row["differences"]) == ["0", "1", "2", "3", "4"]
     assert {d["framework_score"] != d["ours"] for d in row["differences"]} == {True}
+
+
+def test_circular_eval_overall_and_category_numbers_are_recomputed(tmp_path):
+    """A CircularEval file (MMBench: rotation k of question q has index q + k * 1e6): `Overall` and each
+    category / l2-category column are shares of question groups right in every rotation."""
+    rows = ["index\tquestion\tA\tB\tC\tD\tanswer\tprediction\tcategory\tl2-category\tsplit"]
+    plan = {0: ("cat_a", "l2x", ["ok"] * 4), 1: ("cat_a", "l2x", ["ok", "ok", "wrong", "ok"]),
+            2: ("cat_b", "l2y", ["ok"] * 4), 3: ("cat_b", "l2x", ["ok", "I cannot tell", "ok", "ok"])}
+    for q, (cat, l2, outcomes) in plan.items():
+        for k, outcome in enumerate(outcomes):
+            gold = "ABCD"[k]
+            pred = gold if outcome == "ok" else "ABCD"[(k + 1) % 4] if outcome == "wrong" else outcome
+            rows.append(f"{q + k * 1_000_000}\tq{q}\tw\tx\ty\tz\t{gold}\t{pred}\t{cat}\t{l2}\tdev")
+    (tmp_path / "demo_MMBench_DEV_EN.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "demo_MMBench_DEV_EN_acc.csv").write_text(
+        "split,Overall,cat_a,cat_b,l2x,l2y\ndev,0.5,0.5,0.5,0.3333333333333333,1.0\n", encoding="utf-8")
+    result = _run(tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    got = {r["metric"]: (r["reproduced"], r["matched"], r["ruleset"]) for r in json.loads(result.stdout)["results"]}
+    assert got == {"Overall": (0.5, True, "vlmevalkit+circular"), "cat_a": (0.5, True, "vlmevalkit+circular"),
+                   "cat_b": (0.5, True, "vlmevalkit+circular"), "l2x": (1 / 3, True, "vlmevalkit+circular"),
+                   "l2y": (1.0, True, "vlmevalkit+circular")}

@@ -574,6 +574,28 @@ def _numbers(numbers: list[Published], records: list, correct: list[bool]) -> di
     return out
 
 
+def _circular_numbers(numbers: list[Published], result, spec) -> dict[tuple[str, str], float | None]:
+    """Our value of each published CircularEval number, as mcq_circular_eval reports it: per split, the
+    share of question groups right in every rotation (the ruleset's `groups:`) — `Overall` over all of
+    them, a category column over the groups of that category / l2-category value."""
+    from rulekit.metrics.groups import group_metrics
+
+    out: dict[tuple[str, str], float | None] = {}
+    for split in dict.fromkeys(n.split for n in numbers):
+        rows = [i for i, r in enumerate(result.records) if split == "none" or str(r.meta.get("split")) == split]
+        decisions = [result.decisions[i] for i in rows]
+        records = [result.records[i] for i in rows]
+        figures = {"Overall": group_metrics(spec, decisions, records).get("genuine_accuracy")}
+        for name in reversed(_CATEGORY_FIELDS):  # a value of both fields: category's figure, as report_acc
+            by = group_metrics(spec.model_copy(update={"breakdown": name}), decisions, records)
+            for value, m in (by.get(f"by_{name}") or {}).items():
+                figures[value] = m.get("genuine_accuracy")
+        for n in numbers:
+            if n.split == split:
+                out[(split, n.metric)] = figures.get(n.metric.strip() if n.metric.strip() == "Overall" else n.metric)
+    return out
+
+
 def _differences(sheet: Path, records: list, decisions: list, correct: list[bool]) -> tuple[list[dict], float | None]:
     """The records our decision scores differently from the framework's own `hit` (its result sheet),
     and the mean of those `hit`s (what the sheet itself says Overall is)."""
@@ -643,6 +665,7 @@ def score_artifact(art: Artifact) -> Scored:
         notes.append(f"benchmark `{art.benchmark}` is not in rulekit/data/benchmarks.yaml; tried the "
                      f"{family.name} family")
     rulesets = [load_ruleset(name) for name in family.rulesets]
+    by_name = {rs.name: rs for rs in rulesets}
     results = evaluate(rulesets, read_records([str(art.predictions)]), keep=True)
     replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
                                    else ({}, set(), None))
@@ -675,8 +698,7 @@ def score_artifact(art: Artifact) -> Scored:
             ours = score_file_numbers(art.numbers, result.metrics, family.score_file)
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
-            overall = result.metrics.get("genuine_accuracy")
-            ours = {(n.split, n.metric): (overall if n.metric == "Overall" else None) for n in art.numbers}
+            ours = _circular_numbers(art.numbers, result, by_name[result.ruleset].model.metrics.groups)
             correct = [d.correct is True for d in result.decisions]
         else:
             correct = [d.correct is True for d in result.decisions]
@@ -727,8 +749,6 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         else:
             tried = ", ".join(f"{s[0].ruleset} {_fmt(_overall(s[1]), percent)}" for s in scored)
             notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried: {tried})")
-    if family.name == "circular" and any(n.metric != "Overall" for n in art.numbers):
-        notes.append("category numbers of a CircularEval file are not recomputed yet")
     differences: list[dict] = []
     if whole is None and art.result_sheet is not None:
         differences, sheet_overall = _differences(art.result_sheet, result.records, result.decisions, correct)
