@@ -196,3 +196,24 @@ def test_bootstrap_is_fast_on_30k_items():
     bootstrap_ci(a, seed=0)
     bootstrap_ci(scores, seed=0)
     assert time.perf_counter() - t < 10.0
+
+
+def test_totals_absent_none_or_skip():
+    """`absent: none` (VLMEvalKit's MME: a listed category missing makes the sum None) against `absent: skip`
+    (lmms-eval: the categories present, summed in the order the records bring them)."""
+    from rulekit.core.records import Record
+    from rulekit.core.trace import Decision
+    from rulekit.language.schema import AllCorrectSpec, TotalsSpec
+    from rulekit.metrics.consistency import totals_metrics
+
+    rows = [("b", "q1", True), ("b", "q1", True), ("a", "q2", True), ("a", "q2", False)]
+    records = [Record(str(i), "open", "x", "yes", None, None, None, meta={"category": c, "question_id": q})
+               for i, (c, q, _) in enumerate(rows)]
+    decisions = [Decision(str(i), "yes" if ok else "no", ok, None, "rule", "s") for i, (_, _, ok) in enumerate(rows)]
+    plus = AllCorrectSpec(name="plus", key=["question_id"])
+    for absent, want in (("none", None), ("skip", 200.0 + 50.0)):
+        spec = TotalsSpec(name="t", of="category", add=["accuracy", "plus"], absent=absent,
+                          sums={"s": ["a", "b", "c"]})
+        out = totals_metrics([spec], [plus], decisions, records)["totals"]["t"]
+        assert out["by_category"] == {"b": 200.0, "a": 50.0}
+        assert out["s"] == want and out["missing"] == ["c"]

@@ -223,8 +223,10 @@ class TotalsSpec(Word):
     percentage: `accuracy`, or the name of an `all-correct` figure (formed inside the value's
     records); then `sums: {NAME: [value, ...]}` adds those totals over listed values. MME: per
     category accuracy + acc+ (both out of 100), perception = the sum over 10 categories, reasoning
-    over 4. A listed value absent from the data makes its sum None (the original raises) and is
-    named under `missing`. `count: true` adds numbers of records instead of percentages (`accuracy`:
+    over 4. A listed value absent from the data makes its sum None (VLMEvalKit raises) and is
+    named under `missing`; with `absent: skip` a sum adds the listed values that are present, in the
+    order they first appear in the data (lmms-eval sums the categories its records bring, in record
+    order), and is None only when none is. `count: true` adds numbers of records instead of percentages (`accuracy`:
     the records right; an `all-correct` figure: the groups right): OCRBench's category counts summed
     into its five groups and its Final Score out of 1000. Results: `totals: {NAME: {by_<of>: {value:
     total}, SUM: total, missing}}`."""
@@ -234,6 +236,7 @@ class TotalsSpec(Word):
     add: list[str] = Field(min_length=1)
     sums: dict[str, list[str]] = {}
     count: bool = False
+    absent: Literal["none", "skip"] = "none"
 
 
 class Metrics(Word):

@@ -87,7 +87,11 @@ def totals_metrics(totals: Sequence[Any], all_correct: Sequence[Any], decisions:
         for name, listed in spec.sums.items():
             absent = [v for v in listed if v not in per_value]
             missing += absent
-            entry[name] = None if absent else sum(per_value[v] for v in listed)
+            if spec.absent == "skip":
+                present = [v for v in per_value if v in listed]  # in the order the data brings them
+                entry[name] = sum(per_value[v] for v in present) if present else None
+            else:
+                entry[name] = None if absent else sum(per_value[v] for v in listed)
         if missing:
             entry["missing"] = sorted(set(missing))
         out[spec.name] = entry

@@ -24,7 +24,9 @@ question       ``doc.question``
 benchmark      ``task`` when the line carries it (newer lmms-eval), else None
 meta           ``doc_id``, ``filter``, the scalar fields of ``doc`` not mapped above, the raw
                ``resps[0]`` when it differs from the response, the per-sample metric dicts under
-               ``metrics``, and ``reference_extraction`` from a metric's ``parsed_pred``
+               ``metrics``, and ``reference_extraction`` from a metric's ``parsed_pred``; a line
+               without ``doc`` also gets the scalar fields of its metric dicts (MME's
+               ``question_id``, ``category``) except verdicts (``score``, ``parsed_pred``, ...)
 =============  ===========================================================================
 
 The helpers here (`open_bytes`, `make_record`, `normalize_choices`, ...) are shared by the other
@@ -271,7 +273,16 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
             if isinstance(v, dict) and "parsed_pred" in v:
                 meta["reference_extraction"] = v["parsed_pred"]
                 break
+        if not doc:  # a slim line: what the task noted per sample (MME's question_id and category) stands in
+            for v in metrics.values():
+                if isinstance(v, dict):
+                    meta.update({k: x for k, x in v.items() if k not in meta and k not in _SAMPLE_VERDICT
+                                 and (x is None or isinstance(x, (str, int, float, bool)))})
     return base, meta
+
+
+# per-sample metric fields that are the framework's verdict, not facts about the document
+_SAMPLE_VERDICT = {"id", "score", "answer", "parsed_pred", "pred", "prediction", "correct", "exact_match"}
 
 
 _OURS = frozenset(OUR_FIELDS)

@@ -119,7 +119,11 @@ class Published:
         if self.decimals is not None:
             digits = max(digits, self.decimals)
         value = Decimal(repr(ours * 100 if percent else ours))
-        return abs(value - printed) <= Decimal(5) * Decimal(10) ** (-digits - 1) + Decimal("1e-12")
+        # a float printed in full (repr, 15+ digits) is given back within 1e-12 of itself: the frameworks
+        # sum the same figures in other orders (np.mean * 100 against 100 * right / n), which moves the
+        # last bit; one record more or less moves the number by far more than that
+        return abs(value - printed) <= max(Decimal(5) * Decimal(10) ** (-digits - 1), abs(printed) * Decimal("1e-12")) \
+            + Decimal("1e-12")
 
 
 def read_report(path: Path) -> list[Published]:
@@ -412,8 +416,7 @@ def _lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) ->
     for n in art.numbers:
         metric = n.metric.partition(",")[0]
         if metric in named:
-            value = result.metrics.get(named[metric])
-            out[(n.split, n.metric)] = value if isinstance(value, (int, float)) else None
+            out[(n.split, n.metric)] = _figure(result.metrics, named[metric])
         elif art.aggregations.get(metric, "mean") == "mean":
             out[(n.split, n.metric)] = _mean(scores)
         else:
@@ -424,10 +427,13 @@ def _lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) ->
 
 
 def _lmms_sample_scores(records: list, metric: str) -> dict[str, float]:
-    """{record id: the per-sample value lmms-eval logged for `metric`} where it is a number."""
+    """{record id: the per-sample value lmms-eval logged for `metric`} where it is a number (or a dict
+    with a numeric `score`)."""
     out = {}
     for r in records:
         value = (r.meta.get("metrics") or {}).get(metric)
+        if isinstance(value, dict):  # MME logs {question_id, category, score}
+            value = value.get("score")
         if type(value) in (int, float, bool):
             out[r.id] = float(value)
     return out
@@ -683,7 +689,9 @@ def score_artifact(art: Artifact) -> Scored:
             notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
     score_file = art.framework == "vlmevalkit" and art.report.name.endswith(SCORE_SUFFIXES)
-    percent = any(n.value > 1.0 for n in art.numbers) and not score_file  # a score file: ours on its scale
+    # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
+    # on the scale of the figure itself (MME's sums)
+    percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"
     scored = []
     for result in results:
         records = result.records
@@ -707,13 +715,14 @@ def score_artifact(art: Artifact) -> Scored:
                  ((n.split + "\0" + n.metric, n) for n in art.numbers)}
         scored.append((result, ours, agree, correct))
     logged = None
-    if art.framework == "lmms-eval":
-        for n in art.numbers:
-            metric = n.metric.partition(",")[0]
-            values = _lmms_sample_scores(results[0].records, metric)
-            if values and metric not in dict(family.metrics) and art.aggregations.get(metric, "mean") == "mean":
-                logged = (metric, values)
-                break
+    if art.framework == "lmms-eval":  # the per-sample scores of every published metric, where the log has them
+        names, values = [], {}
+        for metric in dict.fromkeys(n.metric.partition(",")[0] for n in art.numbers):
+            found = _lmms_sample_scores(results[0].records, metric)
+            if found:
+                names.append(metric)
+                values.update(found)
+        logged = ("`, `".join(names), values) if values else None
     return Scored(art, family, scored, notes, unmatched, percent, logged)
 
 
@@ -727,7 +736,8 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     complete = [s for s in scored if all(s[2].values())]
     whole = (min(complete, key=lambda s: (sheet_distance(s), rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
-    overall = next((s for s in scored if all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
+    overall = next((s for s in scored if any(k.endswith("\0Overall") for k in s[2])
+                    and all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
     chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
     result, ours, agree, correct = chosen
     also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
@@ -772,8 +782,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     for n in art.numbers:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
-                        differences if n.metric == "Overall" or (sc.logged and n.metric.partition(",")[0] == sc.logged[0])
-                        else [], percent))
+                        differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent))
     return rows
 
 
