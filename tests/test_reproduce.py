@@ -169,7 +169,20 @@ def test_judged_rows_are_replayed_from_the_result_sheets_log(tmp_path):
     (row,) = json.loads(result.stdout)["results"]
     assert row["matched"] and row["ruleset"] == "vlmevalkit+judge" and row["reproduced"] == 4 / 6
     assert any("2 rows decided on the judge's reply (replayed)" in n for n in row["notes"])
-    (tmp_path / "m_AI2D_TEST_gpt-4o-mini_result.xlsx").unlink()  # without the sheet: the rules alone say 3/6
+    # the same sheet under another of VLMEvalKit's names (`_gpt4o-mini.xlsx`) is found by its `log` column;
+    # a sheet of the longer dataset name AI2D_TEST_NO_MASK, which has its own report here, is not this one's
+    (tmp_path / "m_AI2D_TEST_gpt-4o-mini_result.xlsx").rename(tmp_path / "m_AI2D_TEST_gpt4o-mini.xlsx")
+    (tmp_path / "m_AI2D_TEST_NO_MASK.tsv").write_text((tmp_path / "m_AI2D_TEST.tsv").read_text())
+    (tmp_path / "m_AI2D_TEST_NO_MASK_acc.csv").write_text("split,Overall\nnone,0.5\n")
+    wb.save(tmp_path / "m_AI2D_TEST_NO_MASK_openai_result.xlsx")
+    result = _run(tmp_path, "--format", "json")
+    rows = {r["benchmark"]: r for r in json.loads(result.stdout)["results"]}
+    assert rows["AI2D_TEST"]["matched"] and rows["AI2D_TEST"]["ruleset"] == "vlmevalkit+judge"
+    assert any(n.startswith("m_AI2D_TEST_gpt4o-mini.xlsx: 2 rows") for n in rows["AI2D_TEST"]["notes"])
+    assert any(n.startswith("m_AI2D_TEST_NO_MASK_openai_result.xlsx: 2 rows") for n in rows["AI2D_TEST_NO_MASK"]["notes"])
+    for name in ("m_AI2D_TEST_gpt4o-mini.xlsx", "m_AI2D_TEST_NO_MASK.tsv", "m_AI2D_TEST_NO_MASK_acc.csv",
+                 "m_AI2D_TEST_NO_MASK_openai_result.xlsx"):
+        (tmp_path / name).unlink()  # without the sheet: the rules alone say 3/6
     result = _run(tmp_path, "--format", "json")
     assert result.exit_code == 1 and json.loads(result.stdout)["results"][0]["reproduced"] == 0.5
 

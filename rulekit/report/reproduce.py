@@ -235,7 +235,6 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             raise UsageError(f"no such file or directory: {p}", code="E401")
         files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
     files = sorted(set(files))
-    names = {f.name: f for f in files}
     artifacts, notes, used = [], [], set()
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
@@ -254,10 +253,9 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
                          "it in rulekit/data/benchmarks.yaml); skipped")
             continue
-        sheet = next((names[n] for n in sorted(names) if n.startswith(stem + "_") and n.endswith("_result.xlsx")
-                      and names[n].parent == f.parent), None)
+        sheet = _result_sheet(stem, f.parent, files)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
-        used |= {pred, f}
+        used |= {pred, f} | ({sheet} if sheet else set())
     for art, note in _lmms_eval_runs([f for f in files if f not in used]):
         if art is not None:
             artifacts.append(art)
@@ -279,6 +277,28 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         if "_samples_" in f.name and f.name.endswith((".jsonl", ".jsonl.gz")) and f.parent not in runs:
             notes.append(f"{f}: an lmms-eval samples log without its run's results.json next to it; nothing to reproduce")
     return artifacts, notes
+
+
+def _result_sheet(stem: str, folder: Path, files: list[Path]) -> Path | None:
+    """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
+    (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
+    `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
+    `<stem>_MINI` has a report too) is not this one's."""
+    here = [g for g in files if g.parent == folder]
+    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem}
+    mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
+            and not g.name.endswith(REPORT_SUFFIXES)
+            and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
+    for g in sorted(mine, key=lambda g: (not g.name.endswith("_result.xlsx"), g.name)):
+        if g.name.endswith("_result.xlsx"):
+            return g
+        try:
+            rows = _sheet_records(g)
+        except InputError:
+            continue
+        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta):
+            return g
+    return None
 
 
 # ---------------------------------------------------------------- lmms-eval runs
