@@ -217,3 +217,4 @@ def test_totals_absent_none_or_skip():
         out = totals_metrics([spec], [plus], decisions, records)["totals"]["t"]
         assert out["by_category"] == {"b": 200.0, "a": 50.0}
         assert out["s"] == want and out["missing"] == ["c"]
+

@@ -76,6 +76,38 @@ class DrawLater:
         self.section, self.options = section, options
 
 
+class Batch:
+    """What `Evaluator.decide_batch` gives back: one entry per reply, in the order given."""
+
+    __slots__ = ("decisions", "preds", "correct", "scores", "outcomes", "steps")
+
+    def __init__(self):
+        self.decisions: list[Decision] = []
+        self.preds: list[Any] = []              # the extracted answer (None: nothing)
+        self.correct: list[bool | None] = []    # None: no gold, or partial credit only
+        self.scores: list[float | None] = []    # 1.0 / 0.0, or the partial credit the compare gives
+        self.outcomes: list[str] = []           # rule, fallback, judge, abstain, unresolved, error
+        self.steps: list[str | None] = []       # the step that decided
+
+    def add(self, d: Decision) -> None:
+        """Append one decision."""
+        self.decisions.append(d)
+        self.preds.append(d.pred)
+        self.correct.append(d.correct)
+        self.scores.append(d.score)
+        self.outcomes.append(d.outcome)
+        self.steps.append(d.step)
+
+    @property
+    def rewards(self) -> list[float]:
+        """Each reply's reward in [0, 1]: its score (1.0 right, partial credit such as ANLS or MMVet's 0.5,
+        0.0 wrong, unresolved or error), or 1.0 / 0.0 from `correct` where a decision has no score."""
+        return [s if s is not None else float(c is True) for s, c in zip(self.scores, self.correct)]
+
+    def __len__(self) -> int:
+        return len(self.decisions)
+
+
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
@@ -182,6 +214,36 @@ class Evaluator:
             n = self.strikes[at] = self.strikes.get(at, 0) + 1
             if n >= STRIKES:
                 self.cut_off.add(at)
+
+    def decide_batch(self, responses: list[str], golds: list[Any] | None = None,
+                     options: list[Any] | None = None, *, ids: list[str] | None = None,
+                     question_types: list[str] | None = None) -> "Batch":
+        """Decide many replies in one call — the shape of an RL reward function: parallel lists in,
+        parallel lists out (`Batch`: `preds`, `correct`, `scores`, `outcomes`, `steps`, and `rewards`,
+        the score of each reply in [0, 1]). `options[i]` is a list of option texts (lettered A, B, ...)
+        or a {letter: text} dict; a reply with options is a multiple-choice record, one without an open
+        one, unless `question_types` says. `ids` (default: the position in the batch) key the per-record
+        random fallbacks, so a reply keeps its decision in any batch; a ruleset whose fallback draws in
+        stream order (lmms-eval's) draws in batch order. A question type the ruleset has no section for
+        is decided `unresolved`."""
+        from rulekit.readers.jsonl import normalize_choices
+
+        n = len(responses)
+        for name, given in (("golds", golds), ("options", options), ("ids", ids), ("question_types", question_types)):
+            if given is not None and len(given) != n:
+                raise ValueError(f"{name} has {len(given)} entries for {n} responses")
+        out = Batch()
+        for i, response in enumerate(responses):
+            choices = normalize_choices(options[i]) if options is not None else None
+            qt = question_types[i] if question_types is not None else ("multiple-choice" if choices else "open")
+            record = Record(ids[i] if ids is not None else str(i), qt, response,
+                            golds[i] if golds is not None else None, choices)
+            d = self.decide(record)
+            if d is None:
+                d = Decision(record.id, None, None, 0.0, "unresolved", None,
+                             message=f"the ruleset has no `{qt}` section")
+            out.add(d)
+        return out
 
     def cut_off_report(self) -> list[tuple[str, int, int]]:
         """(where, strikes, records not tried) of every step this evaluator cut off."""
