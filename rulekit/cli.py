@@ -221,7 +221,8 @@ def _progress(enabled: bool):
 @click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Built-in name or YAML path; repeatable.")
 @input_options
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write DIR/<ruleset>.decisions.jsonl.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
+              help="html: one self-contained page (no network, no script) carrying the json as data.")
 @click.option("--judge-url", help="Judge endpoint (OpenAI-compatible base URL); overrides the ruleset and RULEKIT_JUDGE_URL.")
 @click.option("--judge-model", help="Judge model; overrides the ruleset and RULEKIT_JUDGE_MODEL.")
 @click.option("--judge-cache", type=click.Path(dir_okay=False), help="SQLite cache of judge replies (RULEKIT_JUDGE_CACHE).")
@@ -279,14 +280,24 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     if len(results) > 1:
         from rulekit.report.diff import extraction_band
         band = extraction_band(results, seed if seed is not None else 0)
+    if fmt == "html":
+        import orjson
+
+        from rulekit.report.html import eval_page
+        from rulekit.report.table import results_json
+
+        click.echo(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
+        return
     print_results(results, fmt, _out(), band)
 
 
 @main.command()
 @click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Exactly two rulesets: -r A -r B.")
 @input_options
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table")
-@click.option("--show", type=int, default=2, show_default=True, help="Example replies shown per flip group.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
+              help="html: one self-contained page (no network, no script) carrying the json as data.")
+@click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
+              "each expandable with both sides' matched spans).")
 @user_errors
 def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
@@ -297,7 +308,18 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     loaded = _load(rulesets)
     results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True)
+    if show is None:
+        show = 200 if fmt == "html" else 2
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
+    if fmt == "html":
+        import orjson
+
+        from rulekit.report.diff import public
+        from rulekit.report.html import diff_page
+
+        data = orjson.loads(orjson.dumps(public(report), option=orjson.OPT_NON_STR_KEYS))  # what --format json prints
+        click.echo(diff_page(report, data), nl=False)
+        return
     render_diff(report, fmt, _out())
 
 
@@ -466,7 +488,8 @@ def test(rulesets, case_files):
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
+              show_default=True, help="html: one self-contained page (no network, no script) carrying the json as data.")
 @user_errors
 def reproduce(paths, fmt):
     """Give back the numbers a framework published, from its own files.
@@ -485,6 +508,10 @@ def reproduce(paths, fmt):
         notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
     if fmt == "json":
         click.echo(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
+    elif fmt == "html":
+        from rulekit.report.html import reproduce_page
+
+        click.echo(reproduce_page(rows, notes, json.loads(json.dumps(as_json(rows, notes)))), nl=False)
     elif fmt == "markdown":
         click.echo(render_markdown(rows, notes), nl=False)
     else:

@@ -34,7 +34,7 @@ SCORE_SUFFIXES = ("_score.csv", "_score.json")  # what ImageYORNDataset and OCRB
 HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
 
 
-def _headline(row) -> bool:
+def is_headline(row) -> bool:
     """A number a leaderboard shows: VLMEvalKit's `Overall`, MMEvalPro's Genuine Accuracy, every metric of
     an lmms-eval results.json (each task's table row)."""
     return row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
@@ -856,7 +856,7 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                          ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
                          ("", "left")):
         table.add_column(col, justify=justify)
-    for row in sorted(rows, key=lambda r: (r.file, r.split, not _headline(r), r.metric)):
+    for row in sorted(rows, key=lambda r: (r.file, r.split, not is_headline(r), r.metric)):
         ours = row.shown()
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
         table.add_row(Text(row.model), Text(row.benchmark), Text(row.metric), Text(row.split), row.reported,
@@ -879,12 +879,12 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     out = ["| model | benchmark | split | metric | reported | reproduced | ruleset | matched |",
            "|---|---|---|---|---:|---:|---|---|"]
     for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.split)):
-        if not _headline(row):
+        if not is_headline(row):
             continue
         ours = "-" if row.reproduced is None else repr(row.shown())
         out.append(f"| {row.model} | {row.benchmark} | {row.split} | {row.metric} | {row.reported} | {ours} | "
                    f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
-    missed = [r for r in rows if not _headline(r) and not r.matched]
+    missed = [r for r in rows if not is_headline(r) and not r.matched]
     if missed:
         out.append("")
         out.append(f"{len(missed)} other numbers were not reproduced: "

@@ -1,0 +1,191 @@
+"""`--format html`: one self-contained page for `eval`, `diff` and `reproduce`.
+
+The page needs nothing from the network and runs no script: tables and bars are HTML and CSS, each
+disagreeing record is a `<details>` element that opens on a click, and a Content-Security-Policy
+forbids scripts, so a model reply that slipped past escaping still could not run. Every text from the
+data goes through `html.escape`. The page carries the same object `--format json` prints, in a
+`<script type="application/json" id="rulekit-data">` block (a data block, never executed), so a
+program can read the numbers back from the page.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable
+
+import orjson
+
+OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error")
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;color:#1d2330;padding:0 1em}
+h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:1px solid #dde;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.4em 0 1em;font-variant-numeric:tabular-nums}
+th,td{padding:.25em .7em;border-bottom:1px solid #e6e8ef;text-align:left;vertical-align:top}
+th{background:#f4f5f9;font-weight:600}td.n{text-align:right}
+.bar{display:flex;height:1.1em;width:520px;border-radius:3px;overflow:hidden;background:#eee}
+.bar span{display:block;height:100%}
+.rule{background:#3d7be0}.judge{background:#8e5bd6}.fallback{background:#e0a030}.abstain{background:#9aa3b5}
+.unresolved{background:#d9534f}.error{background:#6b1b1b}
+.a_right_only{background:#2f9e5b}.b_right_only{background:#d9534f}.both_wrong{background:#9aa3b5}.both_right{background:#3d7be0}
+.legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;border-radius:2px;vertical-align:-1px}
+.ok{color:#1f7a44;font-weight:600}.no{color:#b3261e;font-weight:600}.muted{color:#667}
+details{border:1px solid #e2e4ec;border-radius:4px;margin:.3em 0;padding:.3em .6em}
+summary{cursor:pointer}pre{white-space:pre-wrap;word-break:break-word;background:#f8f8fb;padding:.5em;margin:.3em 0}
+mark{background:#ffe27a;padding:0 1px}
+"""
+
+
+def esc(value: Any) -> str:
+    """Any value as escaped HTML text (None as an em dash)."""
+    return "—" if value is None else html.escape(str(value), quote=True)
+
+
+def pct(x: float | None, digits: int = 2) -> str:
+    """A fraction as a percentage, or an em dash."""
+    return "—" if x is None else f"{100 * x:.{digits}f}"
+
+
+def page(title: str, body: Iterable[str], data: Any) -> str:
+    """The whole document: `body` parts under a heading, `data` embedded as JSON."""
+    payload = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")  # no `</script>`
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
+        f"<h1>{esc(title)}</h1>", *body,
+        f'<script type="application/json" id="rulekit-data">{payload}</script>', "</body>", "</html>", ""])
+
+
+def table(headers: list[str] | None, rows: Iterable[list[str]], numeric: set[int] = frozenset()) -> str:
+    """An HTML table (no header row for None); cells are already-escaped HTML, columns in `numeric`
+    right-aligned."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers or ())
+    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table>"
+
+
+def bar(parts: list[tuple[str, int]], total: int) -> str:
+    """A stacked bar of (css class, count) parts, each as wide as its share of `total`."""
+    spans = "".join(f'<span class="{cls}" style="width:{100 * count / total:.3f}%" title="{esc(cls)}: {count}"></span>'
+                    for cls, count in parts if count and total)
+    return f'<div class="bar">{spans}</div>'
+
+
+def legend(classes: Iterable[str]) -> str:
+    """Colour keys for the bars."""
+    return '<p class="legend">' + "".join(f'<span class="{c}"></span>{esc(c.replace("_", " "))}' for c in classes) + "</p>"
+
+
+def marked(text: str, spans: list, limit: int = 4000) -> str:
+    """`text` (cut at `limit`) escaped, with the matched `spans` [(start, end), ...] in <mark>."""
+    text = text[:limit]
+    out, at = [], 0
+    for start, end in sorted((s, e) for s, e in spans if 0 <= s < e <= len(text)):
+        if start < at:
+            continue
+        out += [esc(text[at:start]), f"<mark>{esc(text[start:end])}</mark>"]
+        at = end
+    out.append(esc(text[at:]))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- eval
+def eval_page(results: list, data: dict) -> str:
+    """`rulekit eval --format html`: accuracy and outcome bars per ruleset, then each metric table."""
+    rows, bars = [], []
+    for r in results:
+        m = r.metrics
+        rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
+                     *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"<code>{esc(r.fingerprint)}</code>"])
+        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES], r.n)])
+    body = ["<h2>Results</h2>",
+            table(["ruleset", "n", "accuracy %", *OUTCOMES, "fingerprint"], rows, set(range(1, 9))),
+            "<h2>Who decided</h2>", legend(OUTCOMES), table(["ruleset", "outcomes"], bars)]
+    for r in results:
+        for key, value in r.metrics.items():
+            if key.startswith("by_") and isinstance(value, dict) and value and \
+                    all(isinstance(v, dict) for v in value.values()):
+                names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
+                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}</h2>",
+                         table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
+                               set(range(1, len(names) + 1)))]
+    return page("rulekit eval", body, data)
+
+
+def _num(x: Any) -> str:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return esc(x)
+    return str(x) if isinstance(x, int) else f"{x:.4f}"
+
+
+# ---------------------------------------------------------------- diff
+def diff_page(report: dict, data: dict) -> str:
+    """`rulekit diff --format html`: the summary, the flip plot (which step pairs flip how many records,
+    coloured by who was right) and every disagreeing record shown, expandable with both sides' traces."""
+    s = report["summary"]
+    ci = s["bootstrap_ci"]
+    summary = [["records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"],
+               ["agree / disagree", f"{s['agree']} / {s['disagree']}"],
+               ["accuracy A / B %", f"{pct(s['accuracy_a'])} / {pct(s['accuracy_b'])}"],
+               ["delta A − B (points)", pct(s["delta"])],
+               ["A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"],
+               ["McNemar exact p", f"{s['mcnemar_p']:.3g}"],
+               ["paired bootstrap 95% CI", f"{pct(ci[0])} to {pct(ci[1])}" if ci else "—"]]
+    top = max((g["count"] for g in s["groups"]), default=1)
+    flips = [[esc(g["label"]), f"<code>{esc(g['a_step'])}</code>", f"<code>{esc(g['b_step'])}</code>",
+              esc(g["direction"].replace("_", " ")), str(g["count"]),
+              bar([(g["direction"], g["count"])], top), f"{100 * g['contribution']:+.2f}"] for g in s["groups"]]
+    body = [f"<p>A = <b>{esc(report['a'])}</b>, B = <b>{esc(report['b'])}</b></p>",
+            "<h2>Summary</h2>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
+            "<h2>Flips by deciding steps</h2>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
+            table(["flip", "A step", "B step", "who is right", "records", "", "Δ points"], flips, {4, 6}),
+            "<h2>Disagreeing records</h2>"]
+    examples = report.get("_examples") or {}
+    by_id = {d["id"]: d for d in report["disagree"]}
+    for g in s["groups"]:
+        items = []
+        for rid in g["examples"]:
+            ex, d = examples.get(rid), by_id.get(rid)
+            if ex is None or d is None:
+                continue
+            sides = "".join(
+                f"<p><b>{name}</b> ({esc(report[key])}): {esc(repr(side['pred']))} — {esc(side['outcome'])}, step "
+                f"<code>{esc(side['step'])}</code></p><pre>{marked(side['text'], side['spans'])}</pre>"
+                for name, key, side in (("A", "a", ex["a"]), ("B", "b", ex["b"])))
+            items.append(f"<details><summary><code>{esc(rid)}</code>: A {esc(d['a_pred'])} / B {esc(d['b_pred'])}, "
+                         f"gold {esc(ex['answer'])}</summary>{sides}</details>")
+        more = g["count"] - len(items)
+        body.append(f"<h3>{esc(g['label'])} — {g['count']} records</h3>" + "".join(items)
+                    + (f'<p class="muted">{more} more (raise --show)</p>' if more > 0 else ""))
+    return page(f"rulekit diff: {report['a']} vs {report['b']}", body, data)
+
+
+# ---------------------------------------------------------------- reproduce
+def reproduce_page(rows: list, notes: list[str], data: dict) -> str:
+    """`rulekit reproduce --format html`: one row per published number, notes and differing records."""
+    from rulekit.report.reproduce import is_headline
+
+    rows = sorted(rows, key=lambda r: (r.file, r.split, not is_headline(r), r.metric))
+    out = []
+    for r in rows:
+        shown = r.shown()
+        out.append([esc(r.model), esc(r.benchmark), esc(r.metric), esc(r.split), esc(r.reported),
+                     "—" if shown is None else f"{shown:.6f}", f"<code>{esc(r.ruleset)}</code>",
+                     '<span class="ok">✓</span>' if r.matched else '<span class="no">✗</span>'])
+    body = ["<h2>Published numbers</h2>",
+            table(["model", "benchmark", "metric", "split", "reported", "reproduced", "ruleset", ""], out, {4, 5})]
+    files: dict[str, Any] = {}
+    for r in rows:
+        files.setdefault(r.file, r)
+    for file, r in files.items():
+        diffs = next((x.differences for x in rows if x.file == file and x.differences), [])
+        items = "".join(f"<details><summary><code>{esc(d['id'])}</code>: ours {esc(d.get('pred'))} "
+                        f"({esc(d.get('outcome'))}, step <code>{esc(d.get('step'))}</code>)</summary>"
+                        f"<pre>{esc(d.get('response'))}</pre></details>" for d in diffs)
+        body.append(f"<h2>{esc(file)}</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in r.notes) + "</ul>" + items)
+    if notes:
+        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    return page("rulekit reproduce", body, data)
