@@ -208,11 +208,18 @@ def input_options(fn):
     return wrapper
 
 
-def _progress(enabled: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _progress(enabled: bool, sized: bool):
+    """The eval progress bar: over the input's bytes (percent and time left) when their total is known,
+    else a count of records."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
     if not enabled:
         return None
+    if sized:
+        return Progress(TextColumn("scoring"), BarColumn(), TaskProgressColumn(),
+                        TextColumn("{task.fields[records]:,} records {task.fields[rate]}"), TimeElapsedColumn(),
+                        TextColumn("elapsed,"), TimeRemainingColumn(), TextColumn("left"), console=_ERR, transient=True)
     return Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                     TimeElapsedColumn(), console=_ERR, transient=True)
 
@@ -243,36 +250,47 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     from rulekit.engine.judge import judges_of
     from rulekit.run.judging import prepare_eval
     from rulekit.run.parallel import evaluate_files, why_sequential
-    from rulekit.readers import parse_field_map, read_records
+    from rulekit.readers import ReadPosition, parse_field_map, read_records
     from rulekit.report.table import print_results
 
     loaded = _with_breakdowns(_load(rulesets), by)
     paths, field_map = _paths(inputs), parse_field_map(fields)
     _suggest_rulesets(inputs, loaded)
-    prepared = prepare_eval(loaded, read_records(paths, field_map), seed, _out(), **judge)  # judge: overrides, dry run, prefetch
+    position = ReadPosition(paths)
+    prepared = prepare_eval(loaded, read_records(paths, field_map, position=position), seed, _out(),
+                            status=_ERR if fmt == "table" else None, **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
     loaded, records = prepared
-    progress = _progress(fmt == "table" and _ERR.is_terminal)
+    judged = any(judges_of(rs) for rs in loaded)  # then `records` is a list, read before the judge was asked
+    if not judged:
+        position = ReadPosition(paths)  # what evaluate_files reads, below
+    total = len(records) if judged else position.total  # records, or the input's bytes (None: a stream)
+    progress = _progress(fmt == "table" and _ERR.is_terminal, bool(total))
     start, task = time.perf_counter(), None
 
-    def on_progress(done: int) -> None:
+    def on_progress(done: int, read: int | None = None) -> None:
         nonlocal task
         if progress is None:
             return
         if task is None:  # started on the first report: after the worker processes are forked
-            task = progress.add_task("scoring", total=None, rate="")
+            task = progress.add_task("scoring", total=total or None, rate="", records=0)
             progress.start()
-        progress.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f}/s")
+        rate = f"{done / (time.perf_counter() - start):,.0f}/s"
+        if judged or not total:
+            progress.update(task, completed=done, records=done, rate=rate)
+        else:
+            progress.update(task, completed=read if read is not None else position.bytes_read(), records=done, rate=rate)
     try:
-        if any(judges_of(rs) for rs in loaded):  # `records` holds the prefetched judge replies' input
+        if judged:  # `records` holds the prefetched judge replies' input
             results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_progress=on_progress,
                                max_chars=max_chars)
         else:
             if workers > 1 and (why := why_sequential(loaded, paths)):
                 _ERR.print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
-                                     on_progress=on_progress, max_chars=max_chars, workers=workers)
+                                     on_progress=on_progress, max_chars=max_chars, workers=workers,
+                                     position=position)
     finally:
         if progress is not None:
             progress.stop()

@@ -135,3 +135,26 @@ def test_the_distribution_is_rulekit_eval_with_the_rulekit_command():
         ["rulekit.cli:main"]
     result = CliRunner().invoke(main, ["--version"], prog_name="rulekit")
     assert result.exit_code == 0 and result.output.strip() == f"rulekit, version {dist.version}"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_eval_progress_knows_the_input_size(workers, monkeypatch):
+    """On a terminal, eval's progress bar runs over the input's bytes: percent, records, rate, time left;
+    in one process (the reader's position) and split over workers (the chunks decided)."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    import rulekit.cli as cli
+    from conftest import CORPUS
+
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "_ERR", Console(file=buf, force_terminal=True, width=150, stderr=True))
+    result = CliRunner().invoke(cli.main, ["eval", "-r", "vlmevalkit", str(CORPUS), "--workers", workers])
+    assert result.exit_code == 0, result.output
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buf.getvalue()).replace("\r", "\n")
+    frames = [line for line in text.split("\n") if line.startswith("scoring")]
+    percents = [int(m.group(1)) for line in frames if (m := re.search(r" (\d+)% ([\d,]+) records", line))]
+    assert len(percents) >= 2 and percents == sorted(percents) and 0 < percents[-1] <= 100
+    assert all("elapsed," in line and line.endswith("left") for line in frames)

@@ -69,6 +69,32 @@ def test_judge_replies_are_parsed_by_the_same_rules(tmp_path, replies, pred, out
         assert row["pred"] in {"A", "B", "Z"}
 
 
+def test_a_terminal_sees_the_judge_requests_and_cache_hits_live(tmp_path, monkeypatch):
+    """While the judge is asked, eval shows a live line on a terminal: the try, requests answered of the
+    round's, how many came from the cache, requests per second."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    import rulekit.cli as cli
+
+    cache = tmp_path / "judge.sqlite"
+    records = [Record(f"r{i}", "multiple-choice", f"I am not sure about this one ({i}), sorry.", "B",
+                      {"A": "3", "B": "4"}, question="Which number is even?") for i in range(3)]
+    for r in records:
+        fill_cache(cache, r, ["B"])
+    data = write_records(tmp_path / "in.jsonl", records)
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "_ERR", Console(file=buf, force_terminal=True, width=160, stderr=True))
+    result = invoke("eval", "-r", "vlmevalkit+judge", data, "--judge-replay", "--judge-cache", cache,
+                    "--judge-model", "m", "--judge-url", "http://127.0.0.1:9/v1")
+    assert result.exit_code == 0, result.output
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buf.getvalue()).replace("\r", "\n")
+    lines = [line for line in text.split("\n") if line.startswith("judging vlmevalkit+judge")]
+    assert any(re.search(r"try 1 .* 3/3 requests, 3 from the cache, [\d.,]+/s", line) for line in lines), lines
+
+
 def test_dry_run_counts_without_calling_or_creating_the_cache(tmp_path):
     data = write_records(tmp_path / "in.jsonl", [UNDECIDED, Record("r2", "multiple-choice", "B", "B", {"A": "3", "B": "4"})])
     cache = tmp_path / "judge.sqlite"

@@ -358,3 +358,22 @@ def test_lmms_eval_slim_sample_lines_without_doc_are_read(tmp_path):
     [r] = read_records([str(path)])
     assert (r.id, r.response, r.answer, r.choices) == ("7", "A. the watering method used", "B", None)
     assert r.meta["metrics"] == {"exact_match": 0.0}
+
+
+def test_read_position_follows_the_bytes_read_gzip_included(tmp_path):
+    import gzip
+
+    from rulekit.readers import ReadPosition, read_records
+
+    lines = "".join(f'{{"id": "{i}", "response": "{"x" * 200}"}}\n' for i in range(3000)).encode()
+    plain, packed = tmp_path / "a.jsonl", tmp_path / "b.jsonl.gz"
+    plain.write_bytes(lines)
+    packed.write_bytes(gzip.compress(lines))
+    position = ReadPosition([str(plain), str(packed)])
+    assert position.total == len(lines) + packed.stat().st_size
+    seen = []
+    for n, _ in enumerate(read_records([str(plain), str(packed)], position=position), 1):
+        if n % 500 == 0:
+            seen.append(position.bytes_read())
+    assert seen == sorted(seen) and 0 < seen[0] < len(lines) < seen[-1] <= position.total
+    assert position.bytes_read() == position.total

@@ -164,13 +164,35 @@ def parse_field_map(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
+class ReadPosition:
+    """How far `read_records` has read its input files, in bytes (a gzip file's compressed bytes), for a
+    progress bar that knows its total. `total` is None when an input is a stream (stdin, a pipe)."""
+
+    def __init__(self, paths: list[str]):
+        sizes = [None if is_stream(os.fspath(p)) else os.path.getsize(p) for p in paths if os.path.exists(p)
+                 or is_stream(os.fspath(p))]
+        self.total: int | None = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        self.finished = 0     # bytes of the files read to the end
+        self.current = None   # the raw binary file being read line by line (JSONL, CSV/TSV)
+
+    def bytes_read(self) -> int:
+        """Bytes read so far (files whose reader gives no position count when they are done)."""
+        here = 0
+        if self.current is not None:
+            try:
+                here = self.current.tell()
+            except (OSError, ValueError):  # closed, or not seekable
+                here = 0
+        return self.finished + here
+
+
 def read_records(paths: list[str], fields: dict[str, str] | None = None,
-                 fmt: str | None = None) -> Iterator[Record]:
+                 fmt: str | None = None, position: ReadPosition | None = None) -> Iterator[Record]:
     """Stream the Records of every file in `paths`, in order.
 
     `fields` maps our field names to source columns (see `parse_field_map`); `fmt` forces a
     format from FORMATS instead of detecting it per file. Bad input raises InputError naming the
-    file (and line, where the format has lines).
+    file (and line, where the format has lines). `position`, when given, follows the bytes read.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -190,6 +212,9 @@ def read_records(paths: list[str], fields: dict[str, str] | None = None,
         name = "<stdin>" if path == "-" else path
         if f is not None and kind in ("parquet", "xlsx"):
             f = _spooled(f, name)
+        if position is not None and f is None and kind in ("jsonl", "csv", "tsv"):
+            f = open_bytes(path)
+            position.current = getattr(f, "fileobj", f)  # gzip: how far into the compressed file
         if kind == "jsonl":
             yield from read_jsonl(path, fields, lmms=True if lmms else None, f=f)
         elif kind in ("json", "mmevalpro"):
@@ -200,3 +225,6 @@ def read_records(paths: list[str], fields: dict[str, str] | None = None,
             yield from read_parquet(name, fields, f=f)
         else:
             yield from read_xlsx(name, fields, f=f)
+        if position is not None:
+            position.current = None
+            position.finished += 0 if is_stream(path) else os.path.getsize(path)

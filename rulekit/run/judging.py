@@ -3,7 +3,10 @@ fingerprints name the judge model used), the dry run, and the concurrent prefetc
 judge everything the engine will need, so the engine then reads replies from the cache."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
@@ -62,20 +65,26 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
 
 
 def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrency: int = 8,
-             progress: Any = None) -> dict:
+             progress: Any = None, on_request: Any = None) -> dict:
     """Ask the judge everything `pending` lists, `concurrency` calls at a time, one round per attempt
     (a record goes to the next round only when no step answered its reply; a grading judge's pairs
-    are asked once). Returns counts."""
+    are asked once). Returns counts. `on_request(attempt, requests in this round, from the cache?)` is
+    called (under a lock) as each request is answered; `progress(attempt, asked, left)` after each round."""
     evaluator = Evaluator(ruleset, seed)
     found = pending(ruleset, records, seed)
     todo = [(sec, rec, client_for(sec.fallback.judge), prompt) for sec, rec, prompts, _ in found for prompt in prompts]
     counts = {"judged": len(found), "calls": 0, "cached": 0}
     attempt = 1
+    lock = threading.Lock()
     while todo:
         def one(job):
             sec, rec, cl, prompt = job
             hit = cl.cached(prompt, attempt) is not None
-            return hit, cl.ask(prompt, attempt, rec.id)
+            reply = cl.ask(prompt, attempt, rec.id)
+            if on_request is not None:
+                with lock:
+                    on_request(attempt, len(todo), hit)
+            return hit, reply
         with ThreadPoolExecutor(max(1, concurrency)) as pool:
             results = list(pool.map(one, todo))
         nxt = []
@@ -93,11 +102,44 @@ def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrenc
     return counts
 
 
+@contextlib.contextmanager
+def _judge_bar(name: str, console):
+    """A live line while the judge is asked (on a terminal): requests answered of the round's, how many
+    came from the cache, requests per second. Yields the `on_request` callback (None: no terminal)."""
+    if console is None or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn(f"judging {name}"), TextColumn("try {task.fields[attempt]}"), BarColumn(),
+                   MofNCompleteColumn(), TextColumn("requests, {task.fields[hits]} from the cache, {task.fields[rate]}"),
+                   TimeElapsedColumn(), console=console, transient=True)
+    state = {"task": None, "attempt": 0, "hits": 0, "done": 0, "start": time.perf_counter()}
+
+    def on_request(attempt: int, size: int, hit: bool) -> None:
+        if state["task"] is None or attempt != state["attempt"]:
+            if state["task"] is not None:
+                bar.remove_task(state["task"])
+            state.update(task=bar.add_task("judge", total=size, attempt=attempt, hits=0, rate=""),
+                         attempt=attempt, hits=0, done=0, start=time.perf_counter())
+        state["done"] += 1
+        state["hits"] += hit
+        rate = state["done"] / max(time.perf_counter() - state["start"], 1e-9)
+        bar.update(state["task"], completed=state["done"], hits=state["hits"], rate=f"{rate:,.1f}/s")
+
+    bar.start()
+    try:
+        yield on_request
+    finally:
+        bar.stop()
+
+
 def prepare_eval(loaded: list, records: Iterable[Record], seed: int | None, console, *, judge_url=None,
                  judge_model=None, judge_cache=None, judge_dry_run=False, judge_replay=False,
-                 judge_concurrency=8):
+                 judge_concurrency=8, status=None):
     """Before `evaluate`: apply the `--judge-*` options, then dry-run (returns None) or prefetch the
-    judge replies concurrently. Returns (rulesets, records) to evaluate."""
+    judge replies concurrently (a live bar on `status`, a terminal console, while the judge is asked).
+    Returns (rulesets, records) to evaluate."""
     configure(base_url=judge_url, model=judge_model, cache=judge_cache, replay=judge_replay or judge_dry_run,
               concurrency=judge_concurrency)
     if not any(judges_of(rs) for rs in loaded):
@@ -121,7 +163,8 @@ def prepare_eval(loaded: list, records: Iterable[Record], seed: int | None, cons
                           f"{cached} already cached for the first try; {fired} of them because a step fired "
                           f"but its compare cannot decide, {sum(len(t[2]) for t in todo)} prompts")
             continue
-        counts = prefetch(rs, records, seed, judge_concurrency)
+        with _judge_bar(rs.name, status) as on_request:
+            counts = prefetch(rs, records, seed, judge_concurrency, on_request=on_request)
         if counts["judged"]:
             import sys
             print(f"{rs.name}: judged {counts['judged']} records: {counts['calls']} judge calls, "

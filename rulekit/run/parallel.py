@@ -37,7 +37,7 @@ from rulekit.engine.decide import MAX_CHARS
 from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
                        report_cut_offs, row_bytes)
 from rulekit.core.errors import InputError, RulekitError
-from rulekit.readers import detect_format, is_stream, read_records
+from rulekit.readers import ReadPosition, detect_format, is_stream, read_records
 from rulekit.readers.jsonl import records_from_lines
 from rulekit.core.trace import Decision
 
@@ -293,12 +293,13 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
                    seed: int | None = None, output_dir: str | None = None,
                    on_progress: Callable[[int], None] | None = None, max_chars: int = MAX_CHARS,
                    workers: int = 0, min_split_bytes: int = MIN_SPLIT_BYTES,
-                   chunk_bytes: int | None = None) -> list[Result]:
+                   chunk_bytes: int | None = None, position: ReadPosition | None = None) -> list[Result]:
     """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
     input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
     this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
     256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is
-    called now and then."""
+    called now and then (split: `on_progress(records, bytes of the input decided)`; in one process,
+    `position` follows the bytes read)."""
     workers = workers or default_workers()
     if workers > 1 and why_sequential(rulesets, paths) is None:
         total = sum(os.path.getsize(p) for p in paths)
@@ -306,7 +307,7 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
             size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
             return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
                                    fixed=chunk_bytes is not None)
-    return evaluate(rulesets, read_records(paths, fields), seed=seed, output_dir=output_dir,
+    return evaluate(rulesets, read_records(paths, fields, position=position), seed=seed, output_dir=output_dir,
                     on_progress=on_progress, max_chars=max_chars)
 
 
@@ -314,15 +315,15 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     fixed: bool = False) -> list[Result]:
     global _JOB
     runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
-    chunks_seen: deque[int] = deque()  # for each chunk handed to the pool and not yet absorbed: its input's index
+    chunks_seen: deque[tuple[int, int]] = deque()  # per chunk handed out and not yet absorbed: (input index, bytes)
 
     def chunks() -> Iterator[Chunk]:
         for i, path in enumerate(paths):
             for chunk in split_jsonl(path, size, taper=0 if fixed else 2 * workers):
-                chunks_seen.append(i)
+                chunks_seen.append((i, chunk.end - chunk.start))
                 yield chunk
     _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
-    done = 0
+    done = read = 0
     audit = InputAudit()
     lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
     try:
@@ -333,7 +334,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
             finished = False
             try:
                 for part in _in_order(pool, chunks(), window=2 * workers):
-                    source = chunks_seen.popleft()
+                    source, chunk_size = chunks_seen.popleft()
                     if part.error is not None:
                         raise _renumbered(part.error, paths[source], lines_before[source])
                     audit.absorb(part.audit, paths[source], lines_before[source])
@@ -345,8 +346,9 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                             if writer is not None:
                                 writer.fh.write(data)
                     done += part.records
+                    read += chunk_size
                     if on_progress is not None:
-                        on_progress(done)
+                        on_progress(done, read)
                 finished = True
             finally:
                 pool.stop(finished)
