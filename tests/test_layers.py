@@ -12,7 +12,7 @@ ROOT = Path(rulekit.__file__).parent
 
 # The stages in data-flow order; a module may import its own stage and earlier ones only.
 STAGES = ["core", "data", "readers", "language", "llm", "engine", "metrics", "run", "report", "generate",
-          "api", "cli"]
+          "adapters", "api", "cli"]
 
 
 def stage_of(module: str) -> str:

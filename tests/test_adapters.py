@@ -1,0 +1,82 @@
+"""The harness adapters, run through the REAL harness code (lm-eval 0.4.13 and lmms-eval 0.7.3, which
+.ci/run installs from requirements/harness.txt; skipped only where they are not installed): the
+harness's own FilterEnsemble applies rulekit as a task's filter, and lmms-eval's own verification
+pipeline uses rulekit's extractor and verifier. Rulekit's decisions must arrive unchanged."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import CORPUS
+from rulekit import Evaluator, Record, load_ruleset
+from rulekit.adapters.harness import RulekitFilter, filter_fn, register
+
+
+def _docs(n: int = 300):
+    """Real corpus replies as harness docs: lm-eval style (`choices` as a list, gold letter in `answer`)."""
+    out = []
+    with CORPUS.open(encoding="utf-8") as f:
+        for row in map(json.loads, f):
+            if row["choices"] and row["answer"] and len(out) < n:
+                out.append(({"id": row["id"], "question": row.get("question"), "choices": list(row["choices"].values()),
+                             "answer": row["answer"]}, row["response"]))
+    return out
+
+
+def _expected(ruleset: str, docs) -> list[str]:
+    ev = Evaluator(load_ruleset(ruleset), 0)
+    preds = []
+    for n, (doc, reply) in enumerate(docs):
+        d = ev.decide(Record(doc["id"], "multiple-choice", reply, doc["answer"],
+                             {chr(65 + i): c for i, c in enumerate(doc["choices"])}))
+        preds.append("" if d.pred is None else d.pred)
+    return preds
+
+
+@pytest.mark.parametrize("harness", ["lm_eval", "lmms_eval"])
+@pytest.mark.parametrize("ruleset", ["vlmevalkit", "lmms-eval"])
+def test_a_ruleset_is_a_task_filter_in_the_real_harness(harness, ruleset):
+    """As a task YAML's `custom` filter (`filter_fn: !function ...`) and as the registered `rulekit`
+    filter: the harness's FilterEnsemble leaves rulekit's extracted letter in each instance's
+    filtered_resps, for every real reply."""
+    filters = pytest.importorskip(f"{harness}.filters")
+    instance = pytest.importorskip(f"{harness}.api.instance")
+    register(harness)
+    docs = _docs()
+    by_id = {"id": "id"}
+    if harness == "lm_eval":  # Instance(doc=...); FilterEnsemble.apply(instances); a `custom` filter
+        instances = [instance.Instance("generate_until", doc, ("prompt", {}), i) for i, (doc, _) in enumerate(docs)]
+        run = lambda ensemble: ensemble.apply(instances)  # noqa: E731
+        direct = ("custom", {"filter_fn": filter_fn(ruleset, **by_id)})
+    else:  # lmms-eval 0.7: docs passed beside the instances; a filter class as `function:`
+        instances = [instance.Instance("generate_until", ("prompt", {}), i, {"task": "t", "doc_id": i, "repeats": 1})
+                     for i in range(len(docs))]
+        run = lambda ensemble: ensemble.apply(instances, [doc for doc, _ in docs])  # noqa: E731
+        direct = (RulekitFilter, {"ruleset": ruleset, **by_id})
+    for inst, (_, reply) in zip(instances, docs):
+        inst.resps = [reply]
+    run(filters.build_filter_ensemble("direct", [direct]))
+    run(filters.build_filter_ensemble("registered", [("rulekit", {"ruleset": ruleset, **by_id})]))
+    want = _expected(ruleset, docs)
+    assert [inst.filtered_resps["direct"] for inst in instances] == [[p] for p in want]
+    assert [inst.filtered_resps["registered"] for inst in instances] == [[p] for p in want]
+    assert sum(p == "" for p in want) < len(want)  # letters really arrived
+
+
+def test_lmms_eval_verifiers_use_rulekit_through_their_own_pipeline():
+    verifiers = pytest.importorskip("lmms_eval.verifiers")
+    register("lmms_eval")
+    docs = _docs(100)
+    judge = verifiers.build_verification_pipeline({"verifier": {"type": "rulekit", "ruleset": "vlmevalkit"}})
+    extract = verifiers.build_verification_pipeline({"extractors": [{"type": "rulekit", "ruleset": "vlmevalkit"}],
+                                                     "verifier": {"type": "exact_match"}})
+    ev = Evaluator(load_ruleset("vlmevalkit"), 0)
+    for doc, reply in docs:
+        d = ev.decide(Record(doc["id"], "multiple-choice", reply, doc["answer"],
+                             {chr(65 + i): c for i, c in enumerate(doc["choices"])}))
+        got = judge(doc["question"] or "", reply, doc["answer"], options=doc["choices"])
+        assert (got.is_correct, got.metadata["pred"], got.metadata["step"]) == (d.correct is True, d.pred, d.step)
+        via = extract(doc["question"] or "", reply, doc["answer"], options=doc["choices"])
+        assert via.metadata["extracted_prediction"] == (d.pred or "")
+        assert via.is_correct == (d.correct is True)
