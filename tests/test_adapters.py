@@ -80,3 +80,52 @@ def test_lmms_eval_verifiers_use_rulekit_through_their_own_pipeline():
         via = extract(doc["question"] or "", reply, doc["answer"], options=doc["choices"])
         assert via.metadata["extracted_prediction"] == (d.pred or "")
         assert via.is_correct == (d.correct is True)
+
+
+def _inspect_python():
+    """The Python of a venv with Inspect AI and rulekit installed (.ci/run makes .venv-inspect:
+    Inspect's dependency set is kept apart from the pinned vLLM one)."""
+    import os
+    from pathlib import Path
+
+    here = os.environ.get("RULEKIT_INSPECT_PYTHON") or str(Path(__file__).resolve().parents[1] / ".venv-inspect" / "bin" / "python")
+    return here if Path(here).exists() else None
+
+
+@pytest.mark.skipif(_inspect_python() is None, reason="no venv with Inspect AI (.ci/run makes .venv-inspect)")
+def test_inspect_score_with_the_rulekit_scorer(tmp_path):
+    """`inspect score LOG --scorer rulekit/ruleset -S ruleset=vlmevalkit` (found through the entry point) on
+    a log Inspect wrote for real replies: CORRECT / INCORRECT as rulekit decides, and a reply no step can
+    read is NOANSWER with the reason, never INCORRECT."""
+    import subprocess
+    from pathlib import Path
+
+    python = _inspect_python()
+    bindir = Path(python).parent
+    docs = _docs(60) + [({"id": "unreadable", "question": "q", "choices": ["cat", "dog"], "answer": "A"},
+                         "I really cannot tell from this picture.")]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({**doc, "question": doc["question"] or "q", "response": reply}) + "\n"
+                            for doc, reply in docs), encoding="utf-8")
+    fixtures = Path(__file__).parent / "fixtures" / "inspect"
+    made = subprocess.run([python, fixtures / "make_log.py", rows, tmp_path / "logs"], capture_output=True, text=True,
+                          timeout=300)
+    assert made.returncode == 0, made.stderr[-3000:]
+    log = made.stdout.strip().splitlines()[-1].removeprefix("file://")
+    scored = subprocess.run([bindir / "inspect", "score", log, "--scorer", "rulekit/ruleset", "-S", "ruleset=vlmevalkit",
+                             "--overwrite", "--display", "none"], capture_output=True, text=True, timeout=300)
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    read = subprocess.run([python, fixtures / "read_scores.py", log], capture_output=True, text=True, timeout=120)
+    assert read.returncode == 0, read.stderr[-3000:]
+    out = json.loads(read.stdout)
+    ev = Evaluator(load_ruleset("vlmevalkit"), 0)
+    want = {}
+    for doc, reply in docs:
+        d = ev.decide(Record(doc["id"], "multiple-choice", reply, doc["answer"],
+                             {chr(65 + i): c for i, c in enumerate(doc["choices"])}))
+        want[doc["id"]] = ("N" if d.outcome in ("unresolved", "abstain", "error") else "C" if d.correct else "I",
+                           d.pred, d.outcome, d.step)
+    got = {k: (v[0], v[3]["pred"], v[3]["outcome"], v[3]["step"]) for k, v in out["scores"].items()}
+    assert got == want
+    assert out["scores"]["unreadable"][0] == "N" and out["scores"]["unreadable"][2].startswith("unresolved")
+    assert {v[0] for v in want.values()} == {"C", "I", "N"}
