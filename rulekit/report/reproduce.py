@@ -256,18 +256,13 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         sheet = _result_sheet(stem, f.parent, files)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
         used |= {pred, f} | ({sheet} if sheet else set())
-    for art, note in _lmms_eval_runs([f for f in files if f not in used]):
-        if art is not None:
-            artifacts.append(art)
-            used |= {art.predictions, art.report}
-        else:
-            notes.append(note)
-    for art, note in _mmevalpro_pairs([f for f in files if f not in used]):
-        if art is not None:
-            artifacts.append(art)
-            used |= {art.predictions, art.report}
-        else:
-            notes.append(note)
+    for finder in (_lmms_eval_runs, _mmevalpro_pairs):  # each yields (artifact, None) or (None, note)
+        for art, note in finder([f for f in files if f not in used]):
+            if art is not None:
+                artifacts.append(art)
+                used |= {art.predictions, art.report}
+            else:
+                notes.append(note)
     for f in files:
         if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith("_result.xlsx") \
                 and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
