@@ -129,3 +129,46 @@ def test_inspect_score_with_the_rulekit_scorer(tmp_path):
     assert got == want
     assert out["scores"]["unreadable"][0] == "N" and out["scores"]["unreadable"][2].startswith("unresolved")
     assert {v[0] for v in want.values()} == {"C", "I", "N"}
+
+
+def _venv_python(name: str):
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / name / "bin" / "python"
+    return str(here) if here.exists() else None
+
+
+def test_ray_refuses_a_ruleset_that_draws_in_stream_order():
+    from rulekit.adapters.ray import score_dataset
+    from rulekit.core.errors import UsageError
+
+    with pytest.raises(UsageError, match="stream order"):
+        score_dataset(None, "lmms-eval")
+
+
+@pytest.mark.skipif(_venv_python(".venv-ray") is None, reason="no venv with Ray Data (.ci/run makes .venv-ray)")
+@pytest.mark.parametrize("batch", [7, 1000])
+def test_a_ray_dataset_is_scored_byte_identical_to_rulekit_eval(tmp_path, batch):
+    """`score_dataset` on a local Ray (`ray.init(num_cpus=2)`, 4 blocks, 2 actors): its `row` column, in
+    order, is byte for byte the decisions file `rulekit eval --output-dir` writes, for any batch size."""
+    import subprocess
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    rows = [{"id": doc["id"], "question_type": "multiple-choice",
+             "choices": {chr(65 + i): c for i, c in enumerate(doc["choices"])}, "answer": doc["answer"],
+             "response": reply} for doc, reply in _docs(2000)]
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    ran = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit", str(data),
+                                    "--output-dir", str(tmp_path / "eval"), "--format", "json"])
+    assert ran.exit_code == 0, ran.output
+    out = tmp_path / "ray.jsonl"
+    script = Path(__file__).parent / "fixtures" / "ray" / "score.py"
+    done = subprocess.run([_venv_python(".venv-ray"), script, data, "vlmevalkit", str(batch), out],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert out.read_bytes() == (tmp_path / "eval" / "vlmevalkit.decisions.jsonl").read_bytes()
