@@ -172,3 +172,20 @@ def test_a_ray_dataset_is_scored_byte_identical_to_rulekit_eval(tmp_path, batch)
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert out.read_bytes() == (tmp_path / "eval" / "vlmevalkit.decisions.jsonl").read_bytes()
+
+
+@pytest.mark.skipif(_venv_python(".venv-ray") is None, reason="no venv with Ray Data (.ci/run makes .venv-ray)")
+def test_ray_data_generates_through_vllm_serve_like_rulekit_generate(vllm_server, items_file, tmp_path):
+    """Ray Data's HTTP request processor against the CI's real `vllm serve`: the same replies as
+    `rulekit generate --base-url` gets for the same items, prompt style and greedy sampling."""
+    import subprocess
+    from pathlib import Path
+
+    from vllm_support import GEN_PROMPT, REPLIES, SERVED_NAME
+
+    out = tmp_path / "replies.jsonl"
+    script = Path(__file__).parent / "fixtures" / "ray" / "generate.py"
+    done = subprocess.run([_venv_python(".venv-ray"), script, items_file, vllm_server.url, SERVED_NAME, GEN_PROMPT,
+                           "32", out], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert {r["id"]: r["response"] for r in map(json.loads, out.read_text().splitlines())} == REPLIES
