@@ -295,3 +295,44 @@ def test_circular_eval_overall_and_category_numbers_are_recomputed(tmp_path):
     assert got == {"Overall": (0.5, True, "vlmevalkit+circular"), "cat_a": (0.5, True, "vlmevalkit+circular"),
                    "cat_b": (0.5, True, "vlmevalkit+circular"), "l2x": (1 / 3, True, "vlmevalkit+circular"),
                    "l2y": (1.0, True, "vlmevalkit+circular")}
+
+
+def test_circular_eval_judge_letters_are_replayed_from_the_group_logs(tmp_path):
+    """A CircularEval result sheet keeps one `log` per question group (eval_circular_group's story): the
+    judge's letter for each rotation it answered right, its own reply for the rotation that failed the
+    group. Replayed through `vlmevalkit+circular+judge`, they give the published number back."""
+    import openpyxl
+
+    header = ["index", "question", "A", "B", "answer", "prediction"]
+    plan = {  # question: (prediction of rotation 0, of rotation 1), gold of rotation 0 (rotation 1's is the other)
+        0: (("A", "B"), "A"),
+        1: (("B", "I think it is the barking one"), "B"),
+        2: (("hmm, hard to say", "no idea"), "A"),
+        3: (("B", "A"), "A"),
+    }
+    rows, main = [], []
+    for q, ((p0, p1), g0) in plan.items():
+        g1 = "B" if g0 == "A" else "A"
+        rows += [[q, f"q{q}", "cat", "dog", g0, p0], [q + 1_000_000, f"q{q}", "dog", "cat", g1, p1]]
+    logs = {0: "Succeed During Pre-fetching",
+            1: "Rolling 0 Matched.\nRolling 1: Answer is A, Prediction is I think it is the barking one, Pre-fetched is A.\n",
+            2: "Failed in Rolling 0: Answer is A; Prediction is hmm, hard to say; Pre-fetched is B; Match Log is B.\n",
+            3: "Failed in Prefetching Rolling 0: Answer is A, Prediction is B, Pre-fetched is B. "}
+    hits = {0: 1, 1: 1, 2: 0, 3: 0}
+    (tmp_path / "m_MMBench_DEV_EN.tsv").write_text("\n".join("\t".join(map(str, r)) for r in [header, *rows]) + "\n")
+    wb = openpyxl.Workbook()
+    wb.active.append(header + ["hit", "log"])
+    for r in rows:
+        if r[0] < 1_000_000:
+            wb.active.append(r + [hits[r[0]], logs[r[0]]])
+    wb.save(tmp_path / "m_MMBench_DEV_EN_gpt-4o-mini_result.xlsx")
+    (tmp_path / "m_MMBench_DEV_EN_acc.csv").write_text("split,Overall\nnone,0.5\n")
+    result = _run(tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["results"]
+    assert row["matched"] and row["ruleset"] == "vlmevalkit+circular+judge" and row["reproduced"] == 0.5
+    assert any("2 rows decided on the judge's reply (replayed), 0 guessed at random by VLMEvalKit, "
+               "1 never judged" in n for n in row["notes"]), row["notes"]
+    (tmp_path / "m_MMBench_DEV_EN_gpt-4o-mini_result.xlsx").unlink()  # rules alone: the judged group is lost
+    result = _run(tmp_path, "--format", "json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["results"][0]["reproduced"] == 0.25

@@ -495,6 +495,53 @@ def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]
     return replies, guessed, unmatched | guessed | set(replies)
 
 
+def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], set[str], set[str]]:
+    """({id: the judge's reply}, {ids VLMEvalKit guessed at random}, {ids its judge never saw}) of a
+    CircularEval result sheet, whose rows are the groups' main questions and whose `log` tells the
+    group's story (eval_circular_group): "Rolling i Matched." (the rules read rotation i), "Rolling i:
+    Answer is G, Prediction is P, Pre-fetched is X." (the judge answered X, which was right; only the
+    letter is kept, so X is its reply here), "Failed in Rolling i: ...; Pre-fetched is X; Match Log is
+    REPLY." (the judge's own reply, wrong, or VLMEvalKit's random guess), "Failed in Prefetching ..." /
+    "Succeed During Pre-fetching" (no judge). Rotation i is the i-th row of the group in file order; the
+    rotations after a failure were never judged, and cannot change their failed group."""
+    import re
+
+    from rulekit.metrics.groups import group_key
+
+    groups: dict[str, list] = {}
+    for r in records:
+        key = r.meta.get("g_index")
+        if key is None:
+            try:
+                key = int(float(r.id)) % 1_000_000
+            except ValueError:
+                continue
+        groups.setdefault(group_key(key), []).append(r)
+    replies, guessed, never = {}, set(), set()
+    right = re.compile(r"Rolling (\d+): Answer is .*?, Prediction is .*?, Pre-fetched is ([A-Z])\.(?:\n|$)", re.S)
+    for row in _sheet_records(sheet):
+        log = row.meta.get("log")
+        rows = groups.get(group_key(row.meta.get("g_index", row.id)))
+        if not isinstance(log, str) or not rows or "Rolling" not in log or log.startswith("Failed in Prefetching"):
+            continue
+        judged = set()
+        for m in right.finditer(log):
+            i = int(m.group(1))
+            if i < len(rows):
+                replies[rows[i].id] = m.group(2)
+                judged.add(i)
+        failed = re.search(r"Failed in Rolling (\d+): .*?; Match Log is (.*)\.\n?$", log, re.S)
+        if failed and int(failed.group(1)) < len(rows):
+            i, said = int(failed.group(1)), failed.group(2)
+            if said.startswith(RANDOM_LOG):
+                guessed.add(rows[i].id)
+            else:
+                replies[rows[i].id] = said
+            judged.add(i)
+            never |= {r.id for n, r in enumerate(rows) if n > i}
+    return replies, guessed, never
+
+
 def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], guessed: set[str],
              sheet: Path) -> list[tuple[Any, str | None]]:
     """Each judged generation run with the sheet's judge replies imported into a temporary judge cache
@@ -688,13 +735,19 @@ def score_artifact(art: Artifact) -> Scored:
     rulesets = [load_ruleset(name) for name in family.rulesets]
     by_name = {rs.name: rs for rs in rulesets}
     results = evaluate(rulesets, read_records([str(art.predictions)]), keep=True)
-    replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
-                                   else ({}, set(), None))
+    never: set[str] = set()
+    if art.result_sheet is not None and family.name == "circular":
+        replies, guessed, never = circular_judge_replies(art.result_sheet, results[0].records)
+        unmatched = None  # the sheet has one row per group: which rotations the rules matched is not all there
+    else:
+        replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
+                                       else ({}, set(), None))
     if (replies or guessed) and family.judged:
         notes.append(f"{art.result_sheet.name}: {len(replies)} rows decided on the judge's reply (replayed), "
-                     f"{len(guessed)} guessed at random by VLMEvalKit")
+                     f"{len(guessed)} guessed at random by VLMEvalKit"
+                     + (f", {len(never)} never judged (after a failed rotation of their group)" if never else ""))
         judged = []
-        for result, why in replayed(family.judged, results[0].records, replies, guessed, art.result_sheet):
+        for result, why in replayed(family.judged, results[0].records, replies, guessed | never, art.result_sheet):
             if result is None:
                 notes.append(why)
             else:
@@ -721,7 +774,8 @@ def score_artifact(art: Artifact) -> Scored:
             ours = score_file_numbers(art.numbers, result.metrics, family.score_file)
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
-            ours = _circular_numbers(art.numbers, result, by_name[result.ruleset].model.metrics.groups)
+            spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups
+            ours = _circular_numbers(art.numbers, result, spec)
             correct = [d.correct is True for d in result.decisions]
         else:
             correct = [d.correct is True for d in result.decisions]
