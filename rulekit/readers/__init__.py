@@ -169,8 +169,7 @@ class ReadPosition:
     progress bar that knows its total. `total` is None when an input is a stream (stdin, a pipe)."""
 
     def __init__(self, paths: list[str]):
-        sizes = [None if is_stream(os.fspath(p)) else os.path.getsize(p) for p in paths if os.path.exists(p)
-                 or is_stream(os.fspath(p))]
+        sizes = [_size(os.fspath(p)) for p in paths]
         self.total: int | None = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
         self.finished = 0     # bytes of the files read to the end
         self.current = None   # the raw binary file being read line by line (JSONL, CSV/TSV)
@@ -184,6 +183,16 @@ class ReadPosition:
             except (OSError, ValueError):  # closed, or not seekable
                 here = 0
         return self.finished + here
+
+
+def _size(path: str) -> int | None:
+    """A regular file's size; None for a stream or a path that cannot be read (reported by the reader)."""
+    if is_stream(path):
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
 
 
 def read_records(paths: list[str], fields: dict[str, str] | None = None,
@@ -227,4 +236,4 @@ def read_records(paths: list[str], fields: dict[str, str] | None = None,
             yield from read_xlsx(name, fields, f=f)
         if position is not None:
             position.current = None
-            position.finished += 0 if is_stream(path) else os.path.getsize(path)
+            position.finished += _size(path) or 0
