@@ -214,7 +214,7 @@ def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
     """A real lmms-eval 0.4+ run (results.json + the slim samples log, no `doc`): `exact_match,none` given
     back to every digit, each record's score equal to the log's own `exact_match`; the task logged without
     samples is named."""
-    result = _run(LMMS, "--format", "json")
+    result = _run(LMMS / "llava-v1.5-7b", "--format", "json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     [row] = out["results"]
@@ -336,3 +336,14 @@ def test_circular_eval_judge_letters_are_replayed_from_the_group_logs(tmp_path):
     (tmp_path / "m_MMBench_DEV_EN_gpt-4o-mini_result.xlsx").unlink()  # rules alone: the judged group is lost
     result = _run(tmp_path, "--format", "json")
     assert result.exit_code == 1 and json.loads(result.stdout)["results"][0]["reproduced"] == 0.25
+
+
+def test_an_lmms_eval_mme_run_is_reproduced_with_its_sums():
+    """lmms-eval's MME (acc + acc+ per category, summed over the categories present): a real run's
+    `mme_cognition_score,none` given back, each sample's score equal to the log's."""
+    result = _run(LMMS / "qwen2.5-vl-3b-mme-limit8", "--format", "json")
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)["results"]
+    assert (row["benchmark"], row["metric"], row["reported"], row["reproduced"], row["ruleset"]) == \
+        ("mme", "mme_cognition_score,none", "162.5", 162.5, "lmms-eval-mme")
+    assert "its per-record scores equal the samples log's `mme_cognition_score` on all 8 records" in row["notes"]

@@ -317,6 +317,17 @@ def _lmms_samples(results: Path, task: str, files: list[Path]) -> Path | None:
     return loose[0] if len(loose) == 1 else None
 
 
+def _model_label(name: str) -> str:
+    """A model name for the table: a Hugging Face cache path (`.../models--ORG--NAME/snapshots/...`) as
+    ORG/NAME, another local path as its last part, a hub id as it is."""
+    import re
+
+    cached = re.search(r"models--([^/]+?)--([^/]+)", name)
+    if cached:
+        return f"{cached.group(1)}/{cached.group(2)}"
+    return name.rstrip("/").rsplit("/", 1)[-1] if name.startswith(("/", "./", "~")) else name
+
+
 def _lmms_eval_runs(files: list[Path]):
     """(Artifact, None) per task of each lmms-eval results.json whose samples log is beside it, (None, note)
     for a task that cannot be reproduced (no samples log, no task in the registry)."""
@@ -328,7 +339,7 @@ def _lmms_eval_runs(files: list[Path]):
                 and ("configs" in data or "versions" in data or "n-samples" in data)):
             continue
         configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
-        model = str(data.get("model_name") or data.get("model_name_sanitized") or f.parent.name)
+        model = _model_label(str(data.get("model_name") or data.get("model_name_sanitized") or f.parent.name))
         for task, values in sorted(data["results"].items()):
             if not isinstance(values, dict):
                 continue
