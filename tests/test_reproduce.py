@@ -347,3 +347,25 @@ def test_an_lmms_eval_mme_run_is_reproduced_with_its_sums():
     assert (row["benchmark"], row["metric"], row["reported"], row["reproduced"], row["ruleset"]) == \
         ("mme", "mme_cognition_score,none", "162.5", 162.5, "lmms-eval-mme")
     assert "its per-record scores equal the samples log's `mme_cognition_score` on all 8 records" in row["notes"]
+
+
+VILA = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-vila"
+
+
+def test_real_vlmevalkit_score_files_and_a_circular_file_are_reproduced():
+    """VILA-1.5 13B / 8B work dirs from VLMEvalKit's own history (July 2024): every number of POPE's,
+    HallusionBench's and MME's `_score.csv` and OCRBench's `_score.json`, and CCBench's CircularEval
+    `_acc.csv` with every category (which needs the first can_infer generation, as the other files of
+    that run)."""
+    result = _run(VILA / "vila_13b", VILA / "vila_8b", "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    rows = out["results"]
+    assert len(rows) == 166 and all(r["matched"] for r in rows)
+    assert out["notes"] == []  # nothing found that is not reproduced
+    by = {(r["model"], r["benchmark"], r["split"], r["metric"]): (r["reported"], r["ruleset"]) for r in rows}
+    assert by[("vila_13b", "POPE", "Overall", "Overall")] == ("84.95773247140727", "vlmevalkit-pope")
+    assert by[("vila_8b", "HallusionBench", "Overall", "qAcc")] == ("20.659340659340657", "vlmevalkit-hallusionbench")
+    assert by[("vila_13b", "MME", "none", "perception")] == ("1436.8252300920367", "vlmevalkit-mme")
+    assert by[("vila_8b", "OCRBench", "none", "Final Score")] == ("438", "vlmevalkit-ocrbench")
+    assert by[("vila_13b", "CCBench", "none", "Overall")] == ("0.23333333333333334", "vlmevalkit+circular@v1")

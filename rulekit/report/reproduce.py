@@ -39,6 +39,8 @@ def is_headline(row) -> bool:
     an lmms-eval results.json (each task's table row)."""
     return row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
+# sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
+INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx")
 _CATEGORY_FIELDS = ("category", "l2-category")  # what VLMEvalKit's report_acc groups by, in its order
 
 
@@ -264,7 +266,7 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             else:
                 notes.append(note)
     for f in files:
-        if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith("_result.xlsx") \
+        if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith(INTERMEDIATE_SUFFIXES) \
                 and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
             notes.append(f"{f}: no published number next to it (no {f.stem}_acc.csv); nothing to reproduce")
     runs = {f.parent for f in files if f.name.endswith("results.json")}
