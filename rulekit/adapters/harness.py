@@ -131,8 +131,8 @@ def _lmms_verifier(verifiers):
         def verify(self, question: str, prediction: str, ground_truth: str, **kwargs: Any):
             d = self.filter.evaluator.decide(self.filter.record(
                 prediction, {"options": kwargs.get("options"), "gold": ground_truth}, 0))
-            score = 0.0 if d is None or d.score is None else float(d.score)
-            return verifiers.VerifyResult(score=score if d is None or d.score is not None else float(d.correct is True),
+            score = 0.0 if d is None else float(d.score) if d.score is not None else float(d.correct is True)
+            return verifiers.VerifyResult(score=score,
                                           is_correct=bool(d is not None and d.correct is True),
                                           metadata={"pred": None if d is None else d.pred,
                                                     "outcome": None if d is None else d.outcome,

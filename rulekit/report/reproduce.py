@@ -519,17 +519,15 @@ def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], 
     rotations after a failure were never judged, and cannot change their failed group."""
     import re
 
+    from rulekit.engine.compiler import load_ruleset
     from rulekit.metrics.groups import group_key
 
+    spec = load_ruleset("vlmevalkit+circular").model.metrics.groups  # the groups the ruleset scores
     groups: dict[str, list] = {}
     for r in records:
-        key = r.meta.get("g_index")
-        if key is None:
-            try:
-                key = int(float(r.id)) % 1_000_000
-            except ValueError:
-                continue
-        groups.setdefault(group_key(key), []).append(r)
+        key = spec.key_of(r)
+        if key is not None:
+            groups.setdefault(group_key(key), []).append(r)
     replies, guessed, never = {}, set(), set()
     right = re.compile(r"Rolling (\d+): Answer is .*?, Prediction is .*?, Pre-fetched is ([A-Z])\.(?:\n|$)", re.S)
     for row in _sheet_records(sheet):
