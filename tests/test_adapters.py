@@ -189,3 +189,73 @@ def test_ray_data_generates_through_vllm_serve_like_rulekit_generate(vllm_server
                            "32", out], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert {r["id"]: r["response"] for r in map(json.loads, out.read_text().splitlines())} == REPLIES
+
+
+def _open_docs(n: int = 200):
+    """Real open-ended corpus replies with their gold answers (one text, or several)."""
+    out = []
+    with CORPUS.open(encoding="utf-8") as f:
+        for row in map(json.loads, f):
+            if not row["choices"] and row["answer"] not in (None, "", []) and len(out) < n:
+                golds = row["answer"] if isinstance(row["answer"], list) else [row["answer"]]
+                out.append(({"id": row["id"], "question": row.get("question") or "q", "golds": [str(g) for g in golds]},
+                            row["response"]))
+    return out
+
+
+@pytest.mark.skipif(_venv_python(".venv-lighteval") is None,
+                    reason="no venv with lighteval (.ci/run makes .venv-lighteval)")
+def test_lighteval_scores_with_the_rulekit_metric_through_its_own_apply_and_aggregate(tmp_path):
+    """rulekit's SampleLevelMetric inside lighteval 0.13: lighteval's own `apply_metric` gives every real
+    reply the score rulekit decides (letters of `choices` / `gold_index` for multiple choice; for open
+    questions the gold answers kept in `choices`, with ANLS partial credit), and its MetricsLogger's
+    corpus figure is their mean."""
+    import subprocess
+    from pathlib import Path
+
+    mcq, open_ = _docs(300), _open_docs(200)
+    rows = [{"id": doc["id"], "question": doc["question"] or "q", "choices": doc["choices"],
+             "gold_index": ord(doc["answer"]) - 65, "response": reply, "open": False} for doc, reply in mcq]
+    rows += [{"id": doc["id"], "question": doc["question"], "choices": doc["golds"],
+              "gold_index": list(range(len(doc["golds"]))), "response": reply, "open": True} for doc, reply in open_]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    script = Path(__file__).parent / "fixtures" / "lighteval" / "score.py"
+    done = subprocess.run([_venv_python(".venv-lighteval"), script, data, "vlmevalkit", "docvqa"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    want = {}
+    for ruleset, docs, record in (
+            ("vlmevalkit", mcq, lambda doc, reply: Record(doc["id"], "multiple-choice", reply, doc["answer"],
+                                                          {chr(65 + i): c for i, c in enumerate(doc["choices"])})),
+            ("docvqa", open_, lambda doc, reply: Record(doc["id"], "open", reply,
+                                                        doc["golds"][0] if len(doc["golds"]) == 1 else doc["golds"]))):
+        ev = Evaluator(load_ruleset(ruleset), 0)
+        for doc, reply in docs:
+            d = ev.decide(record(doc, reply))
+            want[doc["id"]] = {f"rulekit_{ruleset}": float(d.score) if d.score is not None else float(d.correct is True)}
+    assert got["samples"] == want
+    mcq_scores = [want[doc["id"]]["rulekit_vlmevalkit"] for doc, _ in mcq]
+    open_scores = [want[doc["id"]]["rulekit_docvqa"] for doc, _ in open_]
+    assert got["aggregated"]["mcq"]["rulekit_vlmevalkit"] == pytest.approx(sum(mcq_scores) / len(mcq_scores), abs=1e-12)
+    assert got["aggregated"]["open"]["rulekit_docvqa"] == pytest.approx(sum(open_scores) / len(open_scores), abs=1e-12)
+    assert 0 < sum(mcq_scores) < len(mcq_scores)
+    assert any(0 < s < 1 for s in open_scores)  # partial credit arrived as it is
+
+
+def test_a_lighteval_doc_becomes_the_record_rulekit_decides():
+    """How a Doc reads (no lighteval needed): choices lettered, gold_index to letters (several: a list),
+    `open` golds taken from the choices, the id keying random fallbacks (else the query)."""
+    from types import SimpleNamespace as Doc
+
+    from rulekit.adapters.lighteval import doc_record
+
+    one = doc_record(Doc(query="q?", choices=["cat", "dog"], gold_index=1, id="7"), "B")
+    assert (one.id, one.question_type, one.choices, one.answer, one.question) == \
+        ("7", "multiple-choice", {"A": "cat", "B": "dog"}, "B", "q?")
+    assert doc_record(Doc(query="q?", choices=["a", "b", "c"], gold_index=[0, 2], id=""), "A").answer == ["A", "C"]
+    assert doc_record(Doc(query="q?", choices=["a"], gold_index=0, id=None), "A").id == "q?"
+    opened = doc_record(Doc(query="q?", choices=["42", "forty-two"], gold_index=[0, 1], id="8"), "42", open=True)
+    assert (opened.question_type, opened.choices, opened.answer) == ("open", None, ["42", "forty-two"])
+    assert doc_record(Doc(query="q?", choices=["42"], gold_index=0, id="9"), "42", open=True).answer == "42"
