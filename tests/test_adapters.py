@@ -259,3 +259,40 @@ def test_a_lighteval_doc_becomes_the_record_rulekit_decides():
     opened = doc_record(Doc(query="q?", choices=["42", "forty-two"], gold_index=[0, 1], id="8"), "42", open=True)
     assert (opened.question_type, opened.choices, opened.answer) == ("open", None, ["42", "forty-two"])
     assert doc_record(Doc(query="q?", choices=["42"], gold_index=0, id="9"), "42", open=True).answer == "42"
+
+
+@pytest.mark.skipif(_venv_python(".venv-opencompass") is None,
+                    reason="no venv with OpenCompass (.ci/run makes .venv-opencompass)")
+def test_opencompass_eval_task_uses_rulekit_as_the_pred_postprocessor(tmp_path):
+    """OpenCompass 0.5.4's own eval task, run the way its runner runs it (a dumped config, a fresh
+    process), with `rulekit.adapters.opencompass.postprocess` as the dataset's pred_postprocessor: every
+    real reply's processed prediction is rulekit's answer, and AccEvaluator's accuracy counts them."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from rulekit.adapters.opencompass import postprocess
+
+    docs = [(doc, reply) for doc, reply in _docs(3000) if len(doc["choices"]) == 4][:300]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"question": doc["question"] or "q", "answer": doc["answer"], "response": reply})
+                            + "\n" for doc, reply in docs), encoding="utf-8")
+    script = Path(__file__).parent / "fixtures" / "opencompass" / "score.py"
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "HF_EVALUATE_OFFLINE": "1", "HOME": str(tmp_path)}
+    done = subprocess.run([_venv_python(".venv-opencompass"), script, rows, tmp_path / "work", "vlmevalkit", "ABCD"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout[done.stdout.index("{"):])
+    ev = Evaluator(load_ruleset("vlmevalkit"), 0)
+    want = []
+    for doc, reply in docs:
+        d = ev.decide(Record(reply, "multiple-choice", reply, None, dict.fromkeys("ABCD", "")))
+        want.append("" if d.pred is None else d.pred)
+    details = result["details"]
+    assert [details[str(i)]["predictions"] for i in range(len(docs))] == want
+    assert [details[str(i)]["origin_prediction"] for i in range(len(docs))] == [reply for _, reply in docs]
+    assert want == [postprocess(reply) for _, reply in docs]
+    right = sum(p == doc["answer"] for p, (doc, _) in zip(want, docs))
+    assert result["accuracy"] == pytest.approx(100 * right / len(docs))
+    assert 0 < right < len(docs) and "" in want  # letters arrived, and so did "nothing extracted"
