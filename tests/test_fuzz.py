@@ -681,6 +681,7 @@ class RulesetGen(CondGen):
                                                      "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0]),
                                                      "empty-prediction": lambda: self.v(["wrong", "compare"], ["skip"])})},
             "word-recall": lambda: {"word-recall": self.v([{}], [{"min": 1}])},
+            "judged": lambda: {"judged": self.v([{}], [{"judge": True}])},  # no judge here: unresolved
             "numbers-near": lambda: {"numbers-near": self.options({"within": lambda: self.v([0.01, 1, 1e9], [0, -1])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"]),
@@ -743,6 +744,9 @@ class RulesetGen(CondGen):
             doc["multiple-choice"] = self.section("multiple-choice")
         if self.chance(0.15):
             makers = [lambda: {"breakdown": self.some(lambda: self.pick(["source", "meta.x", "model"]), 2)},
+                      lambda: {"breakdown": [{"field": self.pick(["source", "meta.x"]), "name": "tags",
+                                              "split": self.v([",", " "], ["", 3]),  # and-whole only beside split
+                                              **self.options({"and-whole": lambda: self.v(["_", ""], [7])})}]},
                       lambda: {"groups": {"group-by": "triplet_id", **self.options({"require": lambda: self.pick(["all", "any", "at-least 1"])})}},
                       lambda: {"groups": {"group-by": "triplet_id", "role": "eval_type", "roles": ["Origin", "Perception", "Knowledge"],
                                           **self.options({"breakdown": lambda: "source"})}},

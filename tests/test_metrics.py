@@ -218,3 +218,51 @@ def test_totals_absent_none_or_skip():
         assert out["by_category"] == {"b": 200.0, "a": 50.0}
         assert out["s"] == want and out["missing"] == ["c"]
 
+
+
+def _eval_json(tmp_path, ruleset_yaml: str, rows: list[dict]) -> dict:
+    import json
+
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    (tmp_path / "rs.yaml").write_text(ruleset_yaml, encoding="utf-8")
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "-r", str(tmp_path / "rs.yaml"), str(data), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["results"][0]["metrics"]
+
+
+SPLIT_RULESET = """ruleset: tags
+multiple-choice:
+  steps: [{id: letter, find: {regex: '(?P<answer>[A-D])', matches: first}}]
+metrics:
+  breakdown:
+    - {field: meta.tags, split: ",", name: tags}
+    - {field: meta.tags, split: ",", and-whole: "_", name: both}
+"""
+
+
+def test_a_split_breakdown_counts_a_record_under_each_piece_and_and_whole_in_one_table(tmp_path):
+    """`split`: "ocr, math" counts under `ocr` and `math`; `and-whole`: also under "ocr_math" in the same
+    table, so a one-tag record counts twice under its tag (VLMEvalKit's MMVet_acc)."""
+    rows = [{"id": str(i), "question_type": "multiple-choice", "choices": {"A": "a", "B": "b"}, "answer": "A",
+             "response": reply, "meta": {"tags": tags}}
+            for i, (reply, tags) in enumerate([("A", "ocr, math"), ("B", "ocr"), ("A", "rec")])]
+    m = _eval_json(tmp_path, SPLIT_RULESET, rows)
+    assert {k: (v["n"], v["accuracy"]) for k, v in m["by_tags"].items()} == \
+        {"ocr": (2, 0.5), "math": (1, 1.0), "rec": (1, 1.0)}
+    assert {k: (v["n"], v["accuracy"]) for k, v in m["by_both"].items()} == \
+        {"ocr": (3, 1 / 3), "math": (1, 1.0), "ocr_ math": (1, 1.0), "rec": (2, 1.0)}
+
+
+def test_and_whole_needs_split(tmp_path):
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    (tmp_path / "rs.yaml").write_text(SPLIT_RULESET.replace('split: ",", and-whole', 'and-whole'), encoding="utf-8")
+    result = CliRunner().invoke(main, ["test", str(tmp_path / "rs.yaml")])
+    assert result.exit_code == 2 and "give `split` too" in result.output

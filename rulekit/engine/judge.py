@@ -132,15 +132,21 @@ class JudgeClient:
     def prompts(self, record: Record, undecided: Decision | None) -> list[str]:
         """What the judge is asked about a record: the record itself, or (a grading judge) each pair
         its compare left undecided — none when no step fired."""
-        if self.spec.equal_if_contains is None:
+        if not self.spec.grades:
             return [self.render(record)]
         return [self.render_pair(record, p, g) for p, g in getattr(undecided and undecided.message, "pairs", ())]
+
+    def sampling_for(self, attempt: int) -> dict:
+        """The sampling of try `attempt` (1-based): `temperature-step` raises the temperature each try."""
+        if not self.spec.temperature_step:
+            return self.sampling
+        return {**self.sampling, "temperature": self.spec.temperature + (attempt - 1) * self.spec.temperature_step}
 
     def key(self, prompt: str, attempt: int) -> str:
         """The cache key of one call."""
         from rulekit.llm.cache import JudgeCache
 
-        return JudgeCache.key(self.model, self.prompt.fingerprint, prompt, attempt, self.sampling)
+        return JudgeCache.key(self.model, self.prompt.fingerprint, prompt, attempt, self.sampling_for(attempt))
 
     def cached(self, prompt: str, attempt: int) -> str | None:
         """The cached reply of one call, if any."""
@@ -156,10 +162,11 @@ class JudgeClient:
         if self.replay:
             raise JudgeError(f"judge replay: no cached reply for record `{record_id}` (attempt {attempt}) "
                              f"in {self.cache.path}", help="run once without --judge-replay to fill the cache")
-        seed = attempt if self.spec.temperature > 0 else None
+        sampling = self.sampling_for(attempt)
+        seed = attempt if sampling["temperature"] > 0 else None
         system = [{"role": "system", "content": self.prompt.style.system}] if self.prompt.style.system else []
         reply = self.http.chat(self.model, system + [{"role": "user", "content": prompt}], seed=seed,
-                               **self.sampling).text
+                               **sampling).text
         self.calls += 1
         self.cache.put(key, self.model, prompt, attempt, reply)
         return reply
@@ -189,6 +196,19 @@ def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
         return Decision(record.id, None, None, 0.0, "unresolved", None, message=str(exc))
 
 
+def judge_score(evaluator, section, record: Record, reply: str) -> float | None:
+    """A scoring judge's reply read: the answer the section's steps give, as a Python float from 0 to 1;
+    None when they give none, it is not a number, or it is out of range (NaN included)."""
+    parsed = parse_reply(evaluator, section, record, reply)
+    if parsed.pred is None or parsed.outcome not in ("rule", "abstain") or isinstance(parsed.pred, list):
+        return None
+    try:
+        value = float(parsed.pred)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
 def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, fb: S.Judge,
                    undecided: Decision | None = None) -> Decision:
     """Decide a record no step decided, or whose step's answer the compare cannot score (`undecided`,
@@ -200,10 +220,15 @@ def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, f
         traces.append(StepTrace("compare", "unresolved", f"step `{undecided.step}` fired with {undecided.pred!r}, "
                                                          f"but its compare cannot decide ({undecided.message}): "
                                                          "the judge is asked"))
-    if spec.equal_if_contains is not None:
-        graded = _grade(client, record, undecided, traces, text)
-        return graded or _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
-                                       "a grading judge needs a step's answer the compare left to it: none")
+    if spec.grades:
+        graded = (_score(evaluator, section, client, record, undecided, traces, text) if spec.scores
+                  else _grade(client, record, undecided, traces, text))
+        if graded is not None:
+            return graded
+        why = ("a grading judge needs a step's answer the compare left to it: none"
+               if not getattr(undecided and undecided.message, "pairs", ())
+               else f"the judge gave no score from 0 to 1 in {spec.retries} tries")
+        return _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided, why)
     prompt = client.render(record)
     tried = []
     for attempt in range(1, spec.retries + 1):
@@ -255,6 +280,40 @@ def _grade(client: JudgeClient, record: Record, undecided: Decision | None, trac
                                                   f"{'; '.join(said)}; equal: {sorted(equal)!r}"))
     return Decision(record.id, undecided.pred, correct, score, "judge", "judge", trace=traces, text=text,
                     message=f"judge graded: {'; '.join(said)}")
+
+
+def _score(evaluator, section, client: JudgeClient, record: Record, undecided: Decision | None, traces,
+           text: str) -> Decision | None:
+    """A scoring judge on every (prediction, gold) pair the compare left undecided, each asked until its
+    reply gives a score (up to `retries` tries; then the pair scores 0). A prediction's score is its best
+    gold's, the record's the mean over its predictions. None: no pairs, or no pair got a score."""
+    problem = undecided.message if undecided is not None else None
+    pairs = getattr(problem, "pairs", ())
+    if not pairs:
+        return None
+    best: dict[str, float] = {}
+    said, scored = [], 0
+    for (pred, gold), prompt in zip(pairs, client.prompts(record, undecided)):
+        best.setdefault(pred, 0.0)
+        tried = []
+        for attempt in range(1, client.spec.retries + 1):
+            reply = client.ask(prompt, attempt, record.id)
+            value = judge_score(evaluator, section, record, reply)
+            if value is not None:
+                best[pred], scored = max(best[pred], value), scored + 1
+                said.append(f"{pred!r} vs {gold!r}: {_short(reply)} → {value!r} (try {attempt})")
+                break
+            tried.append(_short(reply))
+        else:
+            said.append(f"{pred!r} vs {gold!r}: no score in {client.spec.retries} tries ({', '.join(tried)})")
+    if traces is not None:
+        traces.append(StepTrace("judge", "fired" if scored else "passed",
+                                f"judge `{client.model}` scored {scored} of {len(pairs)} pair(s): {'; '.join(said)}"))
+    if not scored:
+        return None
+    score = sum(best.values()) / len(best)
+    return Decision(record.id, undecided.pred, score == 1.0, score, "judge", "judge", trace=traces, text=text,
+                    message=f"judge scored: {'; '.join(said)}")
 
 
 def _short(text: str) -> str:

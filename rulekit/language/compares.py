@@ -427,6 +427,31 @@ class LetterSet(Word):
         return False, 0.0, None
 
 
+class JudgedOptions(Word):
+    """Options of `judged` (none yet: `judged: {}`)."""
+
+
+class Judged(Word):
+    """`judged: {}` — no rule compares: every (prediction, gold) pair is left to the section's grading
+    judge (a `judge:` fallback with `scores: true` or `equal-if-contains:`), so the record is
+    `unresolved` until the judge has answered, and stays so without such a judge. VLMEvalKit grades
+    every MMVet reply with GPT-4: a `whole` step, `compare: {judged: {}}` and a scoring judge. A list
+    prediction's distinct items are judged each (the record's score is their mean); a judge's own
+    answer is never judged again (it scores 0)."""
+
+    judged: JudgedOptions = JudgedOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(False, 0.0, an `Unresolved` problem listing every pair for the judge); no gold: wrong."""
+        items = list(dict.fromkeys(str(p) for p in (pred if isinstance(pred, list) else [pred])))
+        golds = [str(g) for g in _golds(record.answer)]
+        if not items or not golds:
+            return False, 0.0, None
+        return False, 0.0, _math.Unresolved("the compare is `judged`: only the judge can score it",
+                                            pairs=[(p, g) for p in items for g in golds], total=len(items),
+                                            fraction=True)
+
+
 class AnyOf(CompiledOnUse, Word):
     """`any-of: [COMPARE, ...]` — correct when some compare finds some predicted answer correct (a
     list prediction, e.g. from `also:`, is tried item by item); a compare that cannot score an item
@@ -535,7 +560,7 @@ BARE_COMPARE_DOC = {
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
                   "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "tiers": Tiers,
                   "word-recall": WordRecall, "numbers-near": NumbersNear,
-                  "cases": Cases}
+                  "judged": Judged, "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from rulekit.core.options import OptionSet
 from rulekit.language.words import Word, word_union
@@ -96,8 +96,21 @@ class JudgeSpec(Word):
     retries: int = Field(default=3, ge=1, le=10)
     temperature: float = Field(default=0.0, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
+    temperature_step: float = Field(default=0.0, ge=0.0)
     equal_if_contains: str | None = Field(default=None, min_length=1)
+    scores: bool = False
     then: Fallback | None = None
+
+    @model_validator(mode="after")
+    def _one_grading_mode(self) -> "JudgeSpec":
+        if self.scores and self.equal_if_contains is not None:
+            raise ValueError("a judge either `scores` or answers `equal-if-contains`, not both")
+        return self
+
+    @property
+    def grades(self) -> bool:
+        """Whether this judge grades (prediction, gold) pairs (`scores` or `equal-if-contains`)."""
+        return self.scores or self.equal_if_contains is not None
 
 
 class Judge(Word):
@@ -115,7 +128,13 @@ class Judge(Word):
     `equal-if-contains: TEXT` makes it a grading judge (VLMEvalKit's physics): it is asked about each
     (prediction, gold) pair the compare left to a judge — prompt variables `{prediction}`, `{gold}` —
     once per pair; a reply containing TEXT (any case: "not true" contains "true") makes the pair equal.
-    A grading judge is never asked about records no step decided."""
+    `scores: true` makes it a scoring judge (VLMEvalKit's MMVet): asked about each such pair too, the
+    answer this section's steps read from its reply must be a number from 0 to 1 (Python `float()`
+    syntax; "nan" is refused, where the original would keep it), which is the pair's score — partial
+    credit; correct at 1 —, and a reply without one is asked again, up to `retries` times (then the
+    pair scores 0; with no pair scored the `then` fallback decides). `temperature-step: S` samples try
+    k at `temperature + (k - 1) * S` (MMVet: 0, 0.5, 1.0, ...). A grading judge is never asked about
+    records no step decided; the compare `judged` leaves every pair to it."""
 
     judge: JudgeSpec
 

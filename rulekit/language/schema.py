@@ -103,7 +103,10 @@ class Section(Word):
 class Example(Word):
     """An embedded test case: `response`, `options` (letter → text), `answer` (gold), `question-type`,
     `meta` (the record's meta fields, e.g. `answer_type`), and what must come out: `expect` (the
-    answer), `via` (the deciding step), `outcome`, `correct`, `score` (to within 1e-9)."""
+    answer), `via` (the deciding step), `outcome`, `correct`, `score` (to within 1e-9).
+    `judge-replies: [REPLY, ...]` are the judge's replies, try by try, to each prompt the record
+    makes the ruleset's judge ask: they are written into a scratch judge cache and replayed (the
+    engine's `--judge-replay` path; no server is asked, and a try beyond them is an error)."""
 
     response: str
     options: dict[str, str] | None = None
@@ -116,6 +119,7 @@ class Example(Word):
     correct: bool | None = None
     score: float | None = None
     source: str | None = None
+    judge_replies: list[str] | None = None
 
 
 class Reproduces(Word):
@@ -153,13 +157,21 @@ class BreakdownSpec(Word):
     with `gold` and `meta.NAME`). `rollup: {GROUP: [value, ...], ...}` adds, per group, the UNWEIGHTED
     mean of the listed values' figures (VMCBench's General / Reasoning / OCR / Doc & Chart); values
     absent from the data are left out of the mean (and listed under `missing`), a group with none
-    present is None. Results: `by_<name>` and `by_<name>_rollup` (`name` defaults to the field
-    without its `meta.` prefix)."""
+    present is None. `split: ","` reads the field as a list of values (split at that text, each piece
+    stripped) and counts a record once under each: MMVet's capabilities, where a question tagged
+    "ocr,math" counts for both (VLMEvalKit tests `capability in category`, the same for its
+    comma-joined tags). `and-whole: "_"` (with `split`) also counts the record under its whole value,
+    the separator replaced by that text, in the same table — so a value without the separator counts
+    twice under it: VLMEvalKit's MMVet_acc tallies capabilities and categories in ONE dict, so a
+    question tagged only "rec" weighs twice in the published "rec" figure. Results: `by_<name>` and
+    `by_<name>_rollup` (`name` defaults to the field without its `meta.` prefix)."""
 
     field: str | None = None
     name: str | None = None
     cases: list[BreakdownCase] = []
     rollup: dict[str, list[str]] = {}
+    split: str | None = Field(default=None, min_length=1)
+    and_whole: str | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> "BreakdownSpec":
@@ -167,6 +179,10 @@ class BreakdownSpec(Word):
             raise ValueError("a breakdown needs either `field` or `cases` (not both)")
         if self.cases and not self.name:
             raise ValueError("a breakdown by `cases` needs a `name`")
+        if self.split is not None and self.field is None:
+            raise ValueError("`split` reads a `field`: a breakdown by `cases` gives one label per record")
+        if self.and_whole is not None and self.split is None:
+            raise ValueError("`and-whole` adds the whole value to the pieces of a `split`: give `split` too")
         return self
 
     @property

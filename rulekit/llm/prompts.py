@@ -9,6 +9,7 @@ images: before                                # before | after | none: where ima
 max-tokens: 16                                # optional default for `rulekit generate`
 options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
+replace: {gold: [["<AND>", " <AND> "]]}        # literal replacements in a variable's value, in order
 multiple-choice:                              # parts, concatenated
   - {text: "Hint: {hint}\\n", if: hint}       # a part only when the variable is non-empty
   - "Question: {question}\\n"
@@ -88,6 +89,7 @@ class PromptStyle(_Word):
     max_tokens: int | None = None
     options: OptionFormat = OptionFormat()
     vars: dict[str, str] = {}
+    replace: dict[str, list[tuple[str, str]]] = {}
     multiple_choice: list[Union[str, Part]] | None = None
     open: list[Union[str, Part]] | None = None
 
@@ -109,8 +111,10 @@ class Prompt:
         self.style = style
         self.path = path
         self.name = style.prompt
-        blob = orjson.dumps(style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"}),
-                            option=orjson.OPT_SORT_KEYS)
+        # `replace` only when given: a style without it keeps the fingerprint (and judge cache keys) it had
+        dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
+            set() if style.replace else {"replace"}))
+        blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)
         for section in ("multiple_choice", "open"):
@@ -121,6 +125,10 @@ class Prompt:
                         raise RulesetError(f"prompt `{self.name}`: unknown variable `{{{name}}}`",
                                            Loc(str(path), 0, 0),
                                            help=f"known: {', '.join(sorted(known))}", code="E113")
+        for name in style.replace:
+            if name not in known:
+                raise RulesetError(f"prompt `{self.name}`: `replace` names an unknown variable `{name}`",
+                                   Loc(str(path), 0, 0), help=f"known: {', '.join(sorted(known))}", code="E113")
         for name in _names(style.options.item):
             if name not in ("letter", "text"):
                 raise RulesetError(f"prompt `{self.name}`: `options.item` may use only {{letter}} and {{text}}, "
@@ -143,6 +151,9 @@ class Prompt:
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
                    letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
+        for name, pairs in self.style.replace.items():
+            for old, new in pairs:
+                out[name] = out[name].replace(old, new)
         return out
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,

@@ -76,7 +76,8 @@ class MetricsPlan:
         for buckets, key in zip(acc.by_field, keys[1]):
             _tally(buckets, key)
         for buckets, key in zip(acc.by_label, keys[2]):
-            _tally(buckets, key)
+            for one in (key if type(key) is tuple else (key,)):
+                _tally(buckets, one)
         acc.correct.append(0)
         if not self.keep:
             return len(acc.correct) - 1, -1, keys
@@ -164,7 +165,8 @@ def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:
     for buckets, key in zip(acc.by_field, keys[1]):
         _tally(buckets, key).add(d)
     for buckets, key in zip(acc.by_label, keys[2]):
-        _tally(buckets, key).add(d)
+        for one in (key if type(key) is tuple else (key,)):  # a `split` breakdown: a label each
+            _tally(buckets, one).add(d)
 
 
 def _slim(d: Decision) -> Decision:

@@ -29,11 +29,23 @@ __all__ = ["labeler", "breakdown_figures"]
 _FIGURES = ("accuracy", "expected_accuracy", "score")
 
 
-def labeler(spec: Any) -> Callable[[Record], str]:
-    """The function giving a record's label under a declared breakdown (conditions compiled once)."""
+def labeler(spec: Any) -> Callable[[Record], Any]:
+    """The function giving a record's label under a declared breakdown (conditions compiled once); with
+    `split`, a tuple of labels (the record counts under each)."""
     if spec.field is not None:
-        name = spec.field
-        return lambda r: group_key(r.field(name))
+        name, sep = spec.field, spec.split
+        if sep is None:
+            return lambda r: group_key(r.field(name))
+
+        whole = spec.and_whole
+
+        def labels(r: Record) -> tuple:  # several labels: the record is counted under each (a repeat twice)
+            value = r.field(name)
+            if not isinstance(value, str):
+                return (group_key(value),)
+            pieces = tuple(dict.fromkeys(part.strip() for part in value.split(sep)))
+            return pieces + ((value.replace(sep, whole),) if whole is not None else ())
+        return labels
     from rulekit.language.expr import ConditionFailed, compile_condition
     from rulekit.core.record_env import RecordEnv
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import Evaluator
-from rulekit.core.errors import ErrorGroup, RulesetError
+from rulekit.core.errors import ErrorGroup, RulekitError, RulesetError
 from rulekit.language.loader import read_yaml, validation_errors
 from rulekit.core.records import Record
 from rulekit.language.schema import Example
@@ -32,7 +32,12 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
     for i, ex in enumerate(examples, 1):
         evaluator = Evaluator(ruleset, seed)
         record = Record(f"example-{i}", ex.question_type, ex.response, ex.answer, ex.options, meta=dict(ex.meta))
-        d = evaluator.decide(record)
+        try:
+            d = (evaluator.decide(record) if ex.judge_replies is None
+                 else _decide_with_judge_replies(ruleset, evaluator, record, ex.judge_replies, seed))
+        except RulekitError as exc:  # e.g. a judge try beyond the example's replies
+            results.append(CaseResult(i, ex, [str(exc)]))
+            continue
         problems = []
         if d is None:
             problems.append(f"the ruleset has no `{ex.question_type}` section")
@@ -52,6 +57,33 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
         results.append(CaseResult(i, ex, problems, d.pred if d else None, d.step if d else None,
                                   d.outcome if d else None))
     return results
+
+
+def _decide_with_judge_replies(ruleset: CompiledRuleset, evaluator: Evaluator, record: Record, replies: list[str],
+                               seed: int):
+    """Decide `record` with the judge's replies an example gives: written, try by try, under the cache key
+    of each prompt the judge will be asked, into a scratch cache that the engine then replays."""
+    import dataclasses
+    import tempfile
+
+    from rulekit.engine import judge
+    from rulekit.run.judging import pending
+
+    saved = dataclasses.asdict(judge.SETTINGS)
+    fake = {"base_url": "http://judge.invalid/v1", "model": "example-judge"}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = str(Path(tmp) / "judge.sqlite")
+            judge.configure(cache=cache, **fake)
+            for section, _, prompts, _ in pending(ruleset, [record], seed):
+                client = judge.client_for(section.fallback.judge)
+                for prompt in prompts:
+                    for attempt, reply in enumerate(replies, 1):
+                        client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
+            judge.configure(cache=cache, replay=True, **fake)
+            return evaluator.decide(record)
+    finally:
+        judge.configure(**saved)
 
 
 def load_cases(path: Path) -> tuple[str, list[Example]]:

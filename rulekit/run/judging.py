@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from rulekit.core.records import Record
 from rulekit.engine.decide import Evaluator
-from rulekit.engine.judge import client_for, configure, endpoint, judges_of, parse_reply
+from rulekit.engine.judge import client_for, configure, endpoint, judge_score, judges_of, parse_reply
 from rulekit.language import schema as S
 from rulekit.language.loader import fingerprint, plain_data
 
@@ -67,9 +67,10 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
 def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrency: int = 8,
              progress: Any = None, on_request: Any = None) -> dict:
     """Ask the judge everything `pending` lists, `concurrency` calls at a time, one round per attempt
-    (a record goes to the next round only when no step answered its reply; a grading judge's pairs
-    are asked once). Returns counts. `on_request(attempt, requests in this round, from the cache?)` is
-    called (under a lock) as each request is answered; `progress(attempt, asked, left)` after each round."""
+    (a record goes to the next round only when no step answered its reply, a scoring judge's pair when
+    its reply gave no score; an equal-if-contains judge's pairs are asked once). Returns counts.
+    `on_request(attempt, requests in this round, from the cache?)` is called (under a lock) as each
+    request is answered; `progress(attempt, asked, left)` after each round."""
     evaluator = Evaluator(ruleset, seed)
     found = pending(ruleset, records, seed)
     todo = [(sec, rec, client_for(sec.fallback.judge), prompt) for sec, rec, prompts, _ in found for prompt in prompts]
@@ -92,7 +93,11 @@ def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrenc
             counts["cached" if hit else "calls"] += 1
             spec = job[2].spec
             if spec.equal_if_contains is not None or attempt >= spec.retries:
-                continue  # a grading judge is asked once per pair
+                continue  # an equal-if-contains judge is asked once per pair
+            if spec.scores:  # a scoring judge: again until its reply gives a score
+                if judge_score(evaluator, job[0], job[1], reply) is None:
+                    nxt.append(job)
+                continue
             parsed = parse_reply(evaluator, job[0], job[1], reply)
             if parsed.pred is None or parsed.outcome not in ("rule", "abstain"):
                 nxt.append(job)
