@@ -228,3 +228,83 @@ def test_physics_judge_through_vllm_serve_end_to_end(vllm_server, tmp_path):
     assert replay.exit_code == 0, replay.output
     assert (tmp_path / "one" / "physics-small.decisions.jsonl").read_bytes() == \
         (tmp_path / "two" / "physics-small.decisions.jsonl").read_bytes()
+
+
+@requires_vllm
+def test_mmvet_scoring_judge_through_vllm_serve_end_to_end(vllm_server, tmp_path):
+    """`vlmevalkit-mmvet+judge`'s scoring judge against the real `vllm serve`: each record is asked try after try,
+    at temperatures 0, 0.5, 1.0, ... (the cache keys say which sampling each request carried), until a
+    reply reads as a number from 0 to 1, which is its score; none in 5 tries: unresolved, score 0. A
+    replayed rerun gives the same bytes."""
+    records = [Record("mv-1", "open", "x = -1 or x = -5", "-1<AND>-5", None, question="What is x in the equation?",
+                      meta={"category": "ocr,math"}),
+               Record("mv-2", "open", "A cat on a mat.", "a cat", None, question="What is in the image?",
+                      meta={"category": "rec"})]
+    data = write_records(tmp_path / "mv.jsonl", records)
+    # MMVet's few-shot prompt is longer than the tiny model's 1024-token context: a short scoring prompt
+    # with the same last line stands in for it (the prompt itself is pinned by test_vlmevalkit_mmvet.py)
+    short = tmp_path / "mmvet-short.yaml"
+    short.write_text('prompt: mmvet-short\nimages: none\nopen:\n  - "Give a correctness score from 0.0 to 1.0.\\n'
+                     '{question} | {gold} | {prediction} | "\n', encoding="utf-8")
+    small = tmp_path / "mmvet-small.yaml"
+    small.write_text(f"ruleset: mmvet-small\nextends: vlmevalkit-mmvet+judge\nopen:\n  fallback:\n    judge:\n"
+                     f"      prompt: {short}\n      scores: true\n      retries: 5\n      temperature-step: 0.5\n"
+                     "      max-tokens: 6\n", encoding="utf-8")
+    cache = tmp_path / "judge.sqlite"
+    judged = ["--judge-url", vllm_server.url, "--judge-model", SERVED_NAME, "--judge-cache", cache]
+    first = invoke("eval", "-r", small, data, *judged, "--output-dir", tmp_path / "one", "--format", "json")
+    assert first.exit_code == 0, first.output
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "one" / "mmvet-small.decisions.jsonl").open())}
+    with sqlite3.connect(cache) as db:
+        stored = list(db.execute("SELECT key, prompt, attempt, reply FROM replies ORDER BY prompt, attempt"))
+    ruleset = load_ruleset(str(small))
+    judge.configure(base_url=vllm_server.url, model=SERVED_NAME, cache=str(cache))
+    client = judge.client_for(ruleset.sections["open"].fallback.judge)
+    by_prompt: dict[str, list] = {}
+    for key, prompt, attempt, reply in stored:
+        sampling = {"temperature": 0.5 * (attempt - 1), "max_tokens": 6}
+        assert client.sampling_for(attempt) == sampling and key == client.key(prompt, attempt)
+        by_prompt.setdefault(prompt, []).append(reply)
+    assert len(by_prompt) == 2
+    for record in records:
+        (replies,) = [r for p, r in by_prompt.items() if p.endswith(f" | {record.response} | ")]
+
+        def read(reply):
+            try:
+                value = float(reply)
+            except ValueError:
+                return None
+            return value if 0 <= value <= 1 else None
+        scores = [read(r) for r in replies]
+        assert all(s is None for s in scores[:-1]) and len(replies) <= 5  # asked again only after an unusable reply
+        got = rows[record.id]
+        if scores[-1] is None:
+            assert len(replies) == 5 and (got["outcome"], got["score"]) == ("unresolved", 0.0)
+        else:
+            assert (got["outcome"], got["score"]) == ("judge", scores[-1])
+    replay = invoke("eval", "-r", small, data, "--judge-url", f"http://127.0.0.1:{free_port()}/v1", "--judge-model",
+                    SERVED_NAME, "--judge-cache", cache, "--judge-replay", "--output-dir", tmp_path / "two")
+    assert replay.exit_code == 0, replay.output
+    assert (tmp_path / "one" / "mmvet-small.decisions.jsonl").read_bytes() == \
+        (tmp_path / "two" / "mmvet-small.decisions.jsonl").read_bytes()
+
+
+def test_a_judge_scores_or_answers_equal_if_contains_not_both(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ruleset: bad\nextends: vlmevalkit-mmvet+judge\nopen:\n  fallback:\n    judge:\n"
+                   "      scores: true\n      equal-if-contains: 'true'\n", encoding="utf-8")
+    result = invoke("test", bad)
+    assert result.exit_code == 2 and "either `scores` or answers `equal-if-contains`" in result.output
+
+
+def test_a_prompt_style_replaces_only_known_variables(tmp_path):
+    from rulekit.core.errors import RulesetError
+    from rulekit.llm.prompts import load_prompt
+
+    style = tmp_path / "p.yaml"
+    style.write_text('prompt: p\nreplace: {gold: [["<AND>", " <AND> "]]}\nopen: ["{gold}|{prediction}"]\n', encoding="utf-8")
+    assert load_prompt(str(style)).render("open", "q", None, prediction="<AND>", gold="1<AND>2").text == "1 <AND> 2|<AND>"
+    bad = tmp_path / "bad.yaml"  # (a loaded style is kept by path)
+    bad.write_text('prompt: p\nreplace: {answer: [["a", "b"]]}\nopen: ["{gold}"]\n', encoding="utf-8")
+    with pytest.raises(RulesetError, match="unknown variable `answer`"):
+        load_prompt(str(bad))
