@@ -137,9 +137,9 @@ def test_every_builtin_prompt_style_loads_and_renders():
     for name in builtin_prompts():
         p = load_prompt(name)
         assert len(p.fingerprint) == 12
-        if "{gold}" in str(p.style.open):  # a grading judge's prompt: a prediction and a gold, no question
-            text = p.render("open", "Q", None, prediction="r", gold="g").text
-            assert "\nr\n" in text and "\ng\n" in text and "{" not in text
+        if "{gold}" in str(p.style.open):  # a grading / scoring judge's prompt: a prediction and a gold
+            text = p.render("open", "Q", None, prediction="PRED-7", gold="GOLD-7").text
+            assert "PRED-7" in text and "GOLD-7" in text and "{" not in text
             continue
         text = p.render("multiple-choice", "Q", {"A": "x", "B": "y"}, prediction="r").text
         assert "Q" in text and "{" not in text.replace("{}", "")
