@@ -2,6 +2,26 @@
 
 `rulekit.adapters.harness` plugs a ruleset into lm-evaluation-harness and lmms-eval (a task's
 `filter_list`, lmms-eval's verifier registries), `rulekit.adapters.inspect` is an Inspect AI scorer,
-`rulekit.adapters.lighteval` a lighteval sample-level metric, `rulekit.adapters.ray` scores Ray Datasets. Each adapter imports its harness only when it is
-used, so rulekit itself never depends on one.
+`rulekit.adapters.lighteval` a lighteval sample-level metric, `rulekit.adapters.opencompass` a
+`pred_postprocessor`, `rulekit.adapters.ray` scores Ray Datasets. Each adapter imports its harness
+only when it is used, so rulekit itself never depends on one. Below: what every adapter hands its
+harness from a decision.
 """
+from __future__ import annotations
+
+from typing import Any
+
+
+def answer_text(decision: Any) -> str:
+    """A decision's extracted answer as the text a harness compares: "" when there is none."""
+    if decision is None or decision.pred is None:
+        return ""
+    return decision.pred if isinstance(decision.pred, str) else str(decision.pred)
+
+
+def decision_score(decision: Any) -> float:
+    """A decision's score in [0, 1] for a harness metric: its score (partial credit kept), else 1.0 / 0.0
+    from `correct`; 0.0 when there is no decision."""
+    if decision is None:
+        return 0.0
+    return float(decision.score) if decision.score is not None else float(decision.correct is True)

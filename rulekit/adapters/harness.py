@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from rulekit.adapters import answer_text, decision_score
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, Record
 from rulekit.engine.compiler import load_ruleset
 from rulekit.engine.decide import Evaluator
@@ -69,10 +70,7 @@ class RulekitFilter:
 
     def extract(self, reply: Any, doc: Any, n: int = 0) -> str:
         """The extracted answer as text ("" when nothing was extracted)."""
-        d = self.evaluator.decide(self.record(reply, doc, n))
-        if d is None or d.pred is None:
-            return ""
-        return d.pred if isinstance(d.pred, str) else str(d.pred)
+        return answer_text(self.evaluator.decide(self.record(reply, doc, n)))
 
     def apply(self, resps, docs) -> list:
         """What a harness filter returns: per instance, its replies replaced by the extracted answers."""
@@ -131,8 +129,7 @@ def _lmms_verifier(verifiers):
         def verify(self, question: str, prediction: str, ground_truth: str, **kwargs: Any):
             d = self.filter.evaluator.decide(self.filter.record(
                 prediction, {"options": kwargs.get("options"), "gold": ground_truth}, 0))
-            score = 0.0 if d is None else float(d.score) if d.score is not None else float(d.correct is True)
-            return verifiers.VerifyResult(score=score,
+            return verifiers.VerifyResult(score=decision_score(d),
                                           is_correct=bool(d is not None and d.correct is True),
                                           metadata={"pred": None if d is None else d.pred,
                                                     "outcome": None if d is None else d.outcome,

@@ -21,8 +21,7 @@ from inspect_ai.solver import TaskState
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, Record
 from rulekit.engine.compiler import load_ruleset
 from rulekit.engine.decide import Evaluator
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+from rulekit.readers.jsonl import LETTERS
 
 
 def to_score(decision) -> Score:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rulekit.adapters import decision_score
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, Record
 from rulekit.engine.compiler import load_ruleset
 from rulekit.engine.decide import Evaluator
-
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+from rulekit.readers.jsonl import LETTERS
 
 
 def _indices(gold_index: Any) -> list[int]:
@@ -62,10 +62,7 @@ class RulekitComputation:
 
     def compute(self, doc: Any, model_response: Any, **kwargs: Any) -> float:
         """What lighteval's apply_metric asks per sample: the decision's score (0.0 when none)."""
-        d = self.decide(doc, model_response)
-        if d is None:
-            return 0.0
-        return float(d.score) if d.score is not None else float(d.correct is True)
+        return decision_score(self.decide(doc, model_response))
 
 
 def ruleset_metric(ruleset: str = "vlmevalkit", name: str | None = None, open: bool = False, seed: int | None = 0):

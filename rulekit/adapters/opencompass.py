@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from rulekit.adapters import answer_text
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, Record
 from rulekit.engine.compiler import load_ruleset
 from rulekit.engine.decide import Evaluator
@@ -46,10 +47,8 @@ def postprocess(text: Any, ruleset: str = "vlmevalkit", options: Any = "ABCD", s
     from it, as text ("" when it extracts nothing). See the module docstring for `options`."""
     reply = text if isinstance(text, str) else "" if text is None else str(text)
     choices = _options(options)
-    d = _evaluator(ruleset, seed).decide(Record(reply, MULTIPLE_CHOICE if choices else OPEN, reply, None, choices))
-    if d is None or d.pred is None:
-        return ""
-    return d.pred if isinstance(d.pred, str) else str(d.pred)
+    return answer_text(_evaluator(ruleset, seed).decide(Record(reply, MULTIPLE_CHOICE if choices else OPEN, reply,
+                                                                None, choices)))
 
 
 def register() -> None:
