@@ -482,9 +482,9 @@ CONDITIONS = ["words > 5", "distinct == 1", "answer in letters", "length <= 2 * 
 WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candidates > 2", "contains('is')",
            "meta.source == 'x'", "true", "distinct == 1 and tokens > 3", "options >= 2", "'A' in letters", "len(letters) > 3",
            "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'",
-           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'"]
+           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'", "isalpha(text)"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
-            "answer not in [':', ',', '.']", "upper(answer) == answer", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
+            "answer not in [':', ',', '.']", "upper(answer) == answer", "isupper(answer) and isalpha(answer)", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
 FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
 STEP_IDS = ["a", "b", "c", "letter-space", "option-text", "single-letter", "refusal", "bracketed-letter", "answer-is"]
 
@@ -675,7 +675,9 @@ class RulesetGen(CondGen):
                                                            "gold-list-literal": lambda: self.v([True, False], ["list"])})},
             "tiers": lambda: {"tiers": self.v([[{"compare": self.compare(depth=1), "score": self.pick([1.0, 0.5, 0.0])}]],
                                               [[], [{"compare": "letter", "score": 2}]])},
+            "sorted-join": lambda: {"sorted-join": self.options({"gold-split": lambda: self.v([", ", ","], [""])})},
             "letter-set": lambda: {"letter-set": self.options({"letters": lambda: self.v(["ABCDE", "AB"], [""])})},
+            "or-judge": lambda: {"or-judge": self.v([self.compare(depth=1)], [[]])},
             "any-of": lambda: {"any-of": self.v([[self.compare(depth=1)], [self.compare(depth=1), self.compare(depth=1)]], [[]])},
             "fuzzy": lambda: {"fuzzy": self.options({"either-contains": lambda: self.chance(0.5),
                                                      "word-overlap": lambda: self.v([None, 0.0, 0.5, 1.0], [2.0]),
@@ -688,7 +690,9 @@ class RulesetGen(CondGen):
                                                              "via-float": lambda: self.v([True, False], ["yes please"])})},
             "arithmetic": lambda: {"arithmetic": self.options({"within": lambda: self.v([None, 1e-6, 0.5], [0, -1]),
                                                                "prepare": lambda: self.some(self.prepare_op, 1),
-                                                               "names": lambda: self.v([{"a": "gold"}, {}], [{"a": "pred"}, ["a"]])})},
+                                                               "names": lambda: self.v([{"a": "gold"}, {}], [{"a": "pred"}, ["a"]]),
+                                                               "read": lambda: self.v(["python", "latex2sympy"], ["eval"]),
+                                                               "difference": lambda: self.v(["float", "abs"], ["max"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
                                                                  "within": lambda: self.v([0.01, 1.0], [0, -1]),
                                                                  "edge": lambda: self.v(["exclusive", "inclusive"], ["open"]),
@@ -707,6 +711,7 @@ class RulesetGen(CondGen):
         if depth:
             makers.pop("cases")
             makers.pop("any-of")
+            makers.pop("or-judge")
             makers.pop("tiers")
         return makers[self.pick(sorted(makers))]()
 
@@ -747,6 +752,8 @@ class RulesetGen(CondGen):
                       lambda: {"breakdown": [{"field": self.pick(["source", "meta.x"]), "name": "tags",
                                               "split": self.v([",", " "], ["", 3]),  # and-whole only beside split
                                               **self.options({"and-whole": lambda: self.v(["_", ""], [7])})}]},
+                      lambda: {"breakdown": [{"field": self.pick(["source", "meta.x"]), "name": "skills",
+                                              "contains": self.v([["a", "b"], ["x"]], [[1], "a"])}]},
                       lambda: {"groups": {"group-by": "triplet_id", **self.options({"require": lambda: self.pick(["all", "any", "at-least 1"])})}},
                       lambda: {"groups": {"group-by": "triplet_id", "role": "eval_type", "roles": ["Origin", "Perception", "Knowledge"],
                                           **self.options({"breakdown": lambda: "source"})}},

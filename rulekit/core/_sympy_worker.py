@@ -22,6 +22,8 @@ Requests are tuples `(op, *args)`; replies are `("ok", value)` or `("err", "Type
   - `zero-difference`: `simplify(a - b) == 0`;  `equals`: `a.equals(b)`.
   `mismatch: error` makes a pair that no check found equal an error instead of False (it
   reproduces originals that crash there, e.g. OlympiadBench's missing `sympy_sub_pi`).
+* `("print", text, parse)` — `str()` of the text as `parse` reads it (`latex`, or `latex2sympy`:
+  the `latex2sympy` function of the latex2sympy2_extended package, called as originals call it).
 * `("equation", a, b)` — both `lhs = rhs` (exactly one "="): move everything to the left,
   simplify; equal when either quotient simplifies to a non-zero Integer.
 * `("ping",)` → the SymPy and antlr versions.
@@ -58,11 +60,17 @@ def _parse(text: str, how: str):
     if found is not None:
         return found
     import sympy
-    from sympy.parsing.latex import parse_latex
 
-    if how != "latex":
+    if how == "latex":
+        from sympy.parsing.latex import parse_latex
+
+        value = sympy.sympify(parse_latex(text))
+    elif how == "latex2sympy":
+        from latex2sympy2_extended import latex2sympy
+
+        value = latex2sympy(text)
+    else:
         raise ValueError(f"unknown parser {how!r}")
-    value = sympy.sympify(parse_latex(text))
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[key] = value
@@ -147,6 +155,11 @@ def expr_equal(a: str, b: str, spec: dict) -> bool:
     return False
 
 
+def printed(text: str, how: str) -> str:
+    """`str()` of what the parser `how` makes of `text`."""
+    return str(_parse(text, how))
+
+
 def equation_equal(a: str, b: str, spec: dict) -> bool:
     import sympy
     from sympy import Eq, simplify
@@ -170,7 +183,11 @@ def _versions() -> dict:
         antlr = version("antlr4-python3-runtime")
     except Exception:  # pragma: no cover
         antlr = None
-    return {"sympy": sympy.__version__, "antlr4": antlr, "pid": os.getpid()}
+    try:
+        latex2sympy = version("latex2sympy2_extended")
+    except Exception:  # pragma: no cover
+        latex2sympy = None
+    return {"sympy": sympy.__version__, "antlr4": antlr, "latex2sympy2_extended": latex2sympy, "pid": os.getpid()}
 
 
 class _CPULimit(BaseException):
@@ -193,7 +210,7 @@ def serve(conn) -> None:
     import time
 
     signal.signal(signal.SIGPROF, _on_cpu_limit)
-    ops = {"expr": expr_equal, "equation": equation_equal}
+    ops = {"expr": expr_equal, "equation": equation_equal, "print": printed}
     while True:
         try:
             request = conn.recv()

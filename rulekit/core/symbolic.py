@@ -16,12 +16,13 @@ multiprocessing pool workers (daemonic processes included: the worker is started
 `subprocess`, not `multiprocessing.Process`) and after `fork` (a forked child starts its own).
 
 Parser choice: SymPy's own `sympy.parsing.latex.parse_latex` (ANTLR backend, needs
-`antlr4-python3-runtime` 4.11, which rulekit's dependencies pin), not latex2sympy2. Both originals
-this reproduces — VLMEvalKit's OlympiadBench `MathJudger` and the physics `is_equiv` — call
-exactly `parse_latex`, and OlympiadBench pins `antlr4-python3-runtime==4.11.1`; latex2sympy2
-builds different trees (so "structurally equal" would mean something else), pins an older ANTLR
-that conflicts with 4.11, and is no longer maintained. SymPy's newer Lark backend is also
-avoided: it accepts a different subset of LaTeX than the originals saw.
+`antlr4-python3-runtime` 4.11, which rulekit's dependencies pin) for `equivalent`: both originals
+it reproduces — VLMEvalKit's OlympiadBench `MathJudger` and the physics `is_equiv` — call exactly
+`parse_latex`, and OlympiadBench pins `antlr4-python3-runtime==4.11.1`. Originals that call
+`latex2sympy` instead (VLMEvalKit's MATH-Vision `is_equal`) get the maintained
+latex2sympy2_extended package (a dependency; it runs on the same ANTLR 4.11), through `printed`:
+it builds different trees, so each parser is used only where its original used it. SymPy's newer
+Lark backend is avoided: it accepts a different subset of LaTeX than the originals saw.
 
 SymPy is a dependency but is never imported here (the worker does), and `import rulekit` never
 starts a worker. If SymPy/antlr are broken or missing anyway, the worker answers `MathUnavailable`,
@@ -228,6 +229,12 @@ def expr_equal(a: str, b: str, spec: dict, timeout: float = DEFAULT_TIMEOUT) -> 
 def equation_equal(a: str, b: str, spec: dict, timeout: float = DEFAULT_TIMEOUT) -> bool:
     """Are two equations `lhs = rhs` equivalent (their differences proportional by an integer)?"""
     return pool().request(("equation", a, b, spec), timeout)
+
+
+def printed(text: str, parse: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """`str()` of what the parser `parse` (`latex`, `latex2sympy`) makes of `text`. Raises RequestFailed
+    when it cannot parse the text, MathTimeout/MathError when the run must mark the record `error`."""
+    return pool().request(("print", text, parse), timeout)
 
 
 def versions(timeout: float = DEFAULT_TIMEOUT) -> dict:

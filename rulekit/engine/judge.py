@@ -120,9 +120,12 @@ class JudgeClient:
         self.calls = self.hits = 0
 
     def render(self, record: Record) -> str:
-        """The judge prompt for a record (the reply stripped, as VLMEvalKit does)."""
+        """The judge prompt for a record: the reply stripped, as most VLMEvalKit prompts take it, or as
+        given (the prompt style's `reply: as-given`, e.g. MATH-Vision's `str(line['prediction'])`)."""
         reply = record.response if isinstance(record.response, str) else str(record.response)
-        return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply.strip()).text
+        if self.prompt.style.reply == "stripped":
+            reply = reply.strip()
+        return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply).text
 
     def render_pair(self, record: Record, prediction: str, gold: str) -> str:
         """A grading judge's prompt for one (prediction, gold) pair of a record."""
@@ -189,7 +192,7 @@ def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
     the compare is settled: a judge's answer is never sent to a second judge."""
 
     steps_only = dataclasses.replace(section, fallback=None, compare=Settled(section.compare))
-    judged = dataclasses.replace(record, response=reply)
+    judged = dataclasses.replace(record, response=reply, judge_reply=True)
     try:
         return evaluator._decide(steps_only, judged, None)
     except Exception as exc:  # a regex timeout or a failing condition: this reply is unusable

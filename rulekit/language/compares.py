@@ -427,6 +427,32 @@ class LetterSet(Word):
         return False, 0.0, None
 
 
+class SortedJoinOptions(Word):
+    """Options of `sorted-join`."""
+
+    gold_split: str = Field(default=", ", min_length=1)
+
+
+class SortedJoin(Word):
+    """`sorted-join: {gold-split: ", "}` — multi-letter answers compared as VLMEvalKit's LogicVista does:
+    the gold split at `gold-split`, each piece lowercased, the pieces sorted and joined; the prediction's
+    characters lowercased, sorted and joined; correct when the two texts are equal. So "CA" meets the
+    gold "A, C" and "AC" the gold "AC", but "AAC" does not meet "A, C" (repeats count) and nothing
+    meets "A,C" (no space: one piece "a,c"). Unlike `letter-set`, every character of the prediction
+    counts. A list gold: any of them."""
+
+    sorted_join: SortedJoinOptions = SortedJoinOptions()
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """(correct, 1.0 or 0.0, None) of `pred` for the record's gold(s)."""
+        sep = self.sorted_join.gold_split
+        targets = {"".join(sorted(piece.lower() for piece in str(g).split(sep))) for g in _golds(record.answer)}
+        for p in (pred if isinstance(pred, list) else [pred]):
+            if "".join(sorted(c.lower() for c in str(p))) in targets:
+                return True, 1.0, None
+        return False, 0.0, None
+
+
 class JudgedOptions(Word):
     """Options of `judged` (none yet: `judged: {}`)."""
 
@@ -483,6 +509,40 @@ class CompiledAnyOf:
                 if correct and problem is None:
                     return True, 1.0, None
         return False, 0.0, None
+
+
+class OrJudge(CompiledOnUse, Word):
+    """`or-judge: COMPARE` — the prefetch-then-judge pattern: correct when COMPARE finds the prediction
+    correct; otherwise the record needs the judge (outcome `unresolved` without one), whose answer is
+    then scored by COMPARE alone (not equal: wrong, no second judge). VLMEvalKit's MATH-Vision
+    accepts a free-form reply without asking its judge only when is_equal(reply, gold) holds:
+    `or-judge: {any-of: [...]}`. A COMPARE that reports an error keeps it."""
+
+    or_judge: "Compare"
+
+    def compile(self, node: Any = None) -> "CompiledOrJudge":
+        """The inner compare compiled once (errors located at its entry)."""
+        return CompiledOrJudge(compile_compare(self.or_judge, node.get("or-judge") if isinstance(node, dict) else None))
+
+
+class CompiledOrJudge:
+    """An `or-judge` compare with its compare compiled."""
+
+    __slots__ = ("compare",)
+
+    def __init__(self, compare: Any):
+        self.compare = compare
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """The compare's verdict when correct (or an error); else unresolved, settled as wrong."""
+        correct, score, problem = verdict(self.compare, pred, record, normalize)
+        if correct and problem is None:
+            return correct, score, None
+        if problem is not None and getattr(problem, "outcome", None) != "unresolved":
+            return correct, score, problem
+        golds = record.answer if isinstance(record.answer, list) else [record.answer]
+        return False, 0.0, _math.Unresolved("or-judge: the compare does not find the prediction correct; the "
+                                            "original asks its judge", pairs=[(str(pred), str(g)) for g in golds])
 
 
 class Tier(Word):
@@ -558,13 +618,14 @@ BARE_COMPARE_DOC = {
            "integer makes the outcome `error`.",
 }
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
-                  "fuzzy": Fuzzy, "letter-set": LetterSet, "any-of": AnyOf, "tiers": Tiers,
+                  "fuzzy": Fuzzy, "letter-set": LetterSet, "sorted-join": SortedJoin, "any-of": AnyOf, "or-judge": OrJudge, "tiers": Tiers,
                   "word-recall": WordRecall, "numbers-near": NumbersNear,
                   "judged": Judged, "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 CompareCase.model_rebuild()
 AnyOf.model_rebuild()
+OrJudge.model_rebuild()
 Tier.model_rebuild()
 
 

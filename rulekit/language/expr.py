@@ -37,6 +37,9 @@ VARIABLES = {
     "question_type": "the record's question type (`multiple-choice` or `open`).",
     "benchmark": "the record's benchmark name.",
     "model": "the record's model label.",
+    "judge_reply": "true while the section's steps read a judge's reply (a `judge:` fallback), false on the "
+                   "model's own reply: a step with `when: judge_reply` reads only judge replies, so a section "
+                   "can send every record to its judge (VLMEvalKit's LogicVista).",
     "gold": "the record's gold answer, as given (a string, number or list; e.g. `gold in ['yes', 'no']`).",
     "meta.NAME": "a field of the record's `meta` (None when absent).",
 }
@@ -49,12 +52,17 @@ FUNCTIONS = {
     "len": "len(X): length of a string or list.",
     "lower": "lower(S): S lowercased.",
     "upper": "upper(S): S uppercased.",
+    "isupper": "isupper(S): Python's `S.isupper()` — S has a cased character and every cased character is "
+               "uppercase (\"AB\", \"A1\"; not \"\", \"1\", \"Ab\").",
+    "isalpha": "isalpha(S): Python's `S.isalpha()` — S is not empty and every character is a letter (\"AB\"; "
+               "not \"A B\", \"A\\n\", \"A1\"). VLMEvalKit's LogicVista keeps a judge reply only when "
+               "`isupper(answer) and isalpha(answer)`.",
     "search": "search(PATTERN, S): the regular expression PATTERN (a string literal, compiled at load time; "
               "`(?py)` as in finds) is found somewhere in S read as text, like Python `re.search`; an absent "
               "value (None) never matches. Runs with the regex time limit. VLMBlind: "
               "`search('(\\d+)\\s*[xX×,]\\s*(\\d+)', gold)` — the gold is a grid size.",
 }
-_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "search": 2}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "search": 2}
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
@@ -185,6 +193,10 @@ class _Build(Transformer):
             return lambda env: len(arg(env))
         if name == "lower":
             return lambda env: str(arg(env)).lower()
+        if name == "isupper":
+            return lambda env: str(arg(env)).isupper()
+        if name == "isalpha":
+            return lambda env: str(arg(env)).isalpha()
         return lambda env: str(arg(env)).upper()
 
     def list(self, args=None):

@@ -267,6 +267,9 @@ class ArithmeticOptions(Word):
     within: Optional[float] = Field(default=None, gt=0)
     prepare: list[_P.PrepareOp] = []
     names: dict[str, Literal["gold"]] = {}
+    read: Literal["python", "latex2sympy"] = "python"
+    difference: Literal["float", "abs"] = "float"
+    timeout: float = Field(default=30.0, gt=0)
 
 
 class Arithmetic(Word):
@@ -282,14 +285,23 @@ class Arithmetic(Word):
     texts first go through `prepare`. A list gold: any of them. `names: {a: gold}` lets the
     PREDICTION name the gold's value: MATH-Vision's is_equal runs `b = eval(prediction)` right after
     `a = eval(gold)`, inside the function whose locals `eval` sees, so the prediction "a" (the
-    letter A, lowercased) reads as the gold itself and is right whenever the gold is a number."""
+    letter A, lowercased) reads as the gold itself and is right whenever the gold is a number.
+    `difference: abs` compares with `within` as `abs(a - b) < T` on the values themselves (VLMEvalKit's
+    is_equal: numbers only — a string is never equal —, complex numbers by their modulus) instead of
+    `float()` of each. `read: latex2sympy` reads each text (after `prepare`) the way
+    `eval(str(latex2sympy(text)))` does: the latex2sympy2_extended parser (in the SymPy worker, at
+    most `timeout` CPU seconds, else the record's outcome is `error`) and its printed form read as
+    above, so "\\frac{1}{2}" is 0.5 and "1,000" is 1000, while "2\\sqrt{3}" prints `2*sqrt(3)`, a
+    call, and is not read; a text it cannot parse is not equal (VLMEvalKit's MATH-Vision is_equal,
+    second branch)."""
 
     arithmetic: ArithmeticOptions = ArithmeticOptions()
 
     def compile(self, node: Any = None) -> "CompiledArithmetic":
         """The prepare ops compiled once (errors located in the ruleset file)."""
-        return CompiledArithmetic(self.arithmetic.within, tuple(self.arithmetic.names),
-                                  compile_word_prepare(self.arithmetic.prepare, node, "arithmetic"))
+        o = self.arithmetic
+        return CompiledArithmetic(o.within, tuple(o.names), compile_word_prepare(o.prepare, node, "arithmetic"),
+                                  o.read, o.difference, o.timeout)
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """Compile, then decide."""
@@ -299,30 +311,54 @@ class Arithmetic(Word):
 class CompiledArithmetic:
     """An `arithmetic` compare with its prepare ops compiled."""
 
-    __slots__ = ("within", "gold_names", "prepare")
+    __slots__ = ("within", "gold_names", "prepare", "parse", "difference", "timeout")
 
-    def __init__(self, within: float | None, gold_names: tuple, prepare: Any):
+    def __init__(self, within: float | None, gold_names: tuple, prepare: Any, parse: str = "python",
+                 difference: str = "float", timeout: float = 30.0):
         self.within, self.gold_names, self.prepare = within, gold_names, prepare or (lambda text: text)
+        self.parse, self.difference, self.timeout = parse, difference, timeout
 
     def _read(self, text: Any, names: dict | None = None) -> Any:
-        """The text's literal value after `prepare` (_UNREAD when it is not literal arithmetic)."""
+        """The text's literal value after `prepare` (_UNREAD when it is not literal arithmetic); with
+        `read: latex2sympy`, of its printed parse (raises symbolic.MathError when the worker must make
+        the record an error)."""
+        text = self.prepare(text if isinstance(text, str) else str(text))
+        if self.parse != "python":
+            from rulekit.core import symbolic
+
+            try:
+                text = symbolic.printed(text, self.parse, self.timeout)
+            except symbolic.RequestFailed:
+                return _UNREAD
         try:
-            return read_literal(self.prepare(text if isinstance(text, str) else str(text)), names)
+            return read_literal(text, names)
         except Unreadable:
             return _UNREAD
 
     def _same(self, pred: Any, gold: Any) -> bool:
-        """`pred == gold`, or with `within`, |float(pred) - float(gold)| < within (False where float() refuses)."""
+        """`pred == gold`, or with `within`, |float(pred) - float(gold)| < within (False where float()
+        refuses) — `abs(pred - gold) < within` with `difference: abs` (False where Python refuses)."""
         if self.within is None:
             return pred == gold
         try:
+            if self.difference == "abs":
+                return bool(abs(pred - gold) < self.within)
             return abs(float(pred) - float(gold)) < self.within
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
             return False
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, 1.0 or 0.0, None). With `names`, the prediction is read once per gold, the names
-        standing for that gold's value."""
+        standing for that gold's value. A SymPy worker failure (`read: latex2sympy`) is the problem
+        (outcome `error`)."""
+        from rulekit.core import symbolic
+
+        try:
+            return self._verdict(pred, record)
+        except symbolic.MathError as exc:
+            return None, 0.0, f"arithmetic: {exc}"
+
+    def _verdict(self, pred: Any, record: Record) -> tuple:
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
         value = None if self.gold_names else self._read(pred)
         if value is _UNREAD:

@@ -163,7 +163,11 @@ class BreakdownSpec(Word):
     comma-joined tags). `and-whole: "_"` (with `split`) also counts the record under its whole value,
     the separator replaced by that text, in the same table — so a value without the separator counts
     twice under it: VLMEvalKit's MMVet_acc tallies capabilities and categories in ONE dict, so a
-    question tagged only "rec" weighs twice in the published "rec" figure. Results: `by_<name>` and
+    question tagged only "rec" weighs twice in the published "rec" figure. `contains: [VALUE, ...]`
+    counts a record under each listed value its field's text contains (a substring test, as pandas'
+    `str.contains` with a plain word), under none when it contains none: VLMEvalKit's LogicVista
+    reports the skills `inductive`, `deductive`, ... by `df["skill"].str.contains(...)`, and a
+    question with several skills counts under each. Results: `by_<name>` and
     `by_<name>_rollup` (`name` defaults to the field without its `meta.` prefix)."""
 
     field: str | None = None
@@ -172,9 +176,12 @@ class BreakdownSpec(Word):
     rollup: dict[str, list[str]] = {}
     split: str | None = Field(default=None, min_length=1)
     and_whole: str | None = None
+    contains: list[str] = []
 
     @model_validator(mode="after")
     def _one_source(self) -> "BreakdownSpec":
+        if self.contains and (self.field is None or self.split is not None):
+            raise ValueError("`contains` looks for its values in a `field`'s text, without `split`")
         if (self.field is None) == (not self.cases):
             raise ValueError("a breakdown needs either `field` or `cases` (not both)")
         if self.cases and not self.name:

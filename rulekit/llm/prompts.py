@@ -10,6 +10,7 @@ max-tokens: 16                                # optional default for `rulekit ge
 options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
 replace: {gold: [["<AND>", " <AND> "]]}        # literal replacements in a variable's value, in order
+reply: stripped                               # judge prompts: the model's reply stripped (default) or as-given
 multiple-choice:                              # parts, concatenated
   - {text: "Hint: {hint}\\n", if: hint}       # a part only when the variable is non-empty
   - "Question: {question}\\n"
@@ -90,6 +91,7 @@ class PromptStyle(_Word):
     options: OptionFormat = OptionFormat()
     vars: dict[str, str] = {}
     replace: dict[str, list[tuple[str, str]]] = {}
+    reply: Literal["stripped", "as-given"] = "stripped"
     multiple_choice: list[Union[str, Part]] | None = None
     open: list[Union[str, Part]] | None = None
 
@@ -112,8 +114,9 @@ class Prompt:
         self.path = path
         self.name = style.prompt
         # `replace` only when given: a style without it keeps the fingerprint (and judge cache keys) it had
+        # (`reply` likewise only when not the default)
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
-            set() if style.replace else {"replace"}))
+            set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}))
         blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)

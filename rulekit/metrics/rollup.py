@@ -34,6 +34,13 @@ def labeler(spec: Any) -> Callable[[Record], Any]:
     `split`, a tuple of labels (the record counts under each)."""
     if spec.field is not None:
         name, sep = spec.field, spec.split
+        if spec.contains:
+            wanted = tuple(spec.contains)
+
+            def found(r: Record) -> tuple:  # each listed value the text contains (none: counted nowhere)
+                value = r.field(name)
+                return tuple(v for v in wanted if v in value) if isinstance(value, str) else ()
+            return found
         if sep is None:
             return lambda r: group_key(r.field(name))
 
