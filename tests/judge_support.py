@@ -32,3 +32,45 @@ def write_records(path, records):
                                         "choices": r.choices, "answer": r.answer, "response": r.response,
                                         "meta": r.meta}) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+# ---------------------------------------------------------------- scripted judges (the fidelity tests)
+SCRIPTED = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted-judge"]
+
+
+def replay_scripted(ruleset_name: str, rows: list[dict], path) -> dict[str, str]:
+    """Write each row's scripted judge replies (`judge_replies`, one per try) into a judge cache at
+    `path`, under the keys of the prompt rulekit's judge asks about the row's record (run it with
+    `--judge-cache PATH --judge-replay *SCRIPTED`); returns the prompt of each record asked about.
+    Rows are records as our JSONL writes them (id, question_type, response, answer, choices,
+    question, meta)."""
+    from rulekit import load_ruleset
+    from rulekit.core.records import Record
+    from rulekit.run.judging import pending
+
+    ruleset = load_ruleset(ruleset_name)
+    records = [Record(r["id"], r["question_type"], r["response"], r["answer"], r.get("choices") or None,
+                      question=r["question"], meta=r["meta"]) for r in rows]
+    replies = {r["id"]: r["judge_replies"] for r in rows}
+    prompts = {}
+    judge.configure(cache=str(path), base_url=SCRIPTED[1], model=SCRIPTED[3])
+    try:
+        for section, record, asked, _ in pending(ruleset, records, 0):
+            client = judge.client_for(section.fallback.judge)
+            (prompt,) = asked
+            prompts[record.id] = prompt
+            for attempt, reply in enumerate(replies[record.id], 1):
+                client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
+    finally:
+        judge.configure()
+    return prompts
+
+
+def tries_temperatures(ruleset_name: str, section: str, tries: int) -> list[float]:
+    """The temperatures of the first `tries` tries of a section's judge (its `temperature-step`)."""
+    from rulekit import load_ruleset
+
+    client = judge.JudgeClient.__new__(judge.JudgeClient)
+    client.spec = load_ruleset(ruleset_name).sections[section].fallback.judge
+    client.sampling = {"temperature": client.spec.temperature}
+    return [client.sampling_for(k)["temperature"] for k in range(1, tries + 1)]

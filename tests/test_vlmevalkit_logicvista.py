@@ -14,14 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from rulekit import load_ruleset
+from judge_support import SCRIPTED, replay_scripted, tries_temperatures
 from rulekit.cli import main
 from rulekit.core.records import Record
-from rulekit.engine import judge
-from rulekit.run.judging import pending
 
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
-JUDGE = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted-judge"]
 SKILLS = ["inductive", "deductive", "numerical", "spatial", "mechanical", "inductive, spatial", "deductive,numerical",
           "spatial reasoning"]
 ODD = ["", "Z", "z", "A1", "Ａ", "ǅ", "ΑΒ", "Answer: A", "AB.", "ÀB", "ß", "A B", "B\n", " C", "a"]
@@ -62,27 +59,6 @@ def _labels() -> dict:
         return json.load(f)
 
 
-def _replay_cache(rows: list[dict], path: Path) -> dict[str, str]:
-    """The scripted replies written, try by try, under the cache key of the prompt rulekit's judge asks
-    about each record; returns each record's prompt."""
-    ruleset = load_ruleset("vlmevalkit-logicvista+judge")
-    records = [Record(r["id"], "open", r["response"], r["answer"], None, question=r["question"], meta=r["meta"])
-               for r in rows]
-    replies = {r["id"]: r["judge_replies"] for r in rows}
-    prompts = {}
-    judge.configure(cache=str(path), base_url=JUDGE[1], model=JUDGE[3])
-    try:
-        for section, record, asked, _ in pending(ruleset, records, 0):
-            client = judge.client_for(section.fallback.judge)
-            (prompt,) = asked
-            prompts[record.id] = prompt
-            for attempt, reply in enumerate(replies[record.id], 1):
-                client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
-    finally:
-        judge.configure()
-    return prompts
-
-
 def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
     rows = _logicvista_records()
     labels = _labels()
@@ -90,13 +66,13 @@ def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
     data = tmp_path / "logicvista.jsonl"
     data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
                     encoding="utf-8")
-    prompts = _replay_cache(rows, tmp_path / "judge.sqlite")
+    prompts = replay_scripted("vlmevalkit-logicvista+judge", rows, tmp_path / "judge.sqlite")
     # every record is asked, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items()}
     name = "vlmevalkit-logicvista+judge"
     result = CliRunner().invoke(main, ["eval", "-r", name, str(data), "--judge-cache", str(tmp_path / "judge.sqlite"),
-                                       "--judge-replay", *JUDGE, "--output-dir", str(tmp_path / "out"),
+                                       "--judge-replay", *SCRIPTED, "--output-dir", str(tmp_path / "out"),
                                        "--format", "json"])
     assert result.exit_code == 0, result.output
     decisions = {d["id"]: d for d in map(json.loads, (tmp_path / "out" / f"{name}.decisions.jsonl").open())}
@@ -108,12 +84,9 @@ def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
         assert (d["pred"] if d["outcome"] == "judge" else "") == label["res"], i
         assert (d["outcome"] == "unresolved") == (label["res"] == ""), i
     # the same tries at the same temperatures: the try that gave the answer is the original's last
-    client = judge.JudgeClient.__new__(judge.JudgeClient)
-    client.spec = load_ruleset(name).sections["open"].fallback.judge
-    client.sampling = {"temperature": client.spec.temperature}
     for i, d in decisions.items():
         temps = labels["records"][i]["temperatures"]
-        assert [client.sampling_for(k)["temperature"] for k in range(1, len(temps) + 1)] == temps
+        assert tries_temperatures(name, "open", len(temps)) == temps
         if d["outcome"] == "judge":
             assert d["message"].startswith(f"judge try {len(temps)}:"), d["message"]
     assert {len(label["temperatures"]) for label in labels["records"].values()} == {1, 2, 3, 4, 5}

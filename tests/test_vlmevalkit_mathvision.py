@@ -14,14 +14,12 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
+from judge_support import SCRIPTED, replay_scripted
 from rulekit import load_ruleset
 from rulekit.cli import main
 from rulekit.core.records import Record
-from rulekit.engine import judge
-from rulekit.run.judging import pending
 
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
-JUDGE = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted-judge"]
 # short free-form replies (prefetch: the whole reply against the gold) and judge replies that stress is_equal
 EDGE = [("14", "14"), ("14.0", "14"), ("14.", "14"), (" 14 \n", "14"), ("1,000", "1000"), ("1000", "1,000"),
         ("\\frac{1}{2}", "0.5"), ("0.5", "\\frac{1}{2}"), ("1/2", "0.5"), ("a", "5"), ("A", "\\frac{1}{2}"),
@@ -69,12 +67,12 @@ def _mathv_records() -> list[dict]:
             out.append({"id": r["id"], "question_type": "multiple-choice" if choices else "open",
                         "question": r["question"], "choices": choices, "response": r["response"],
                         "answer": r["answer"], "meta": {"category": r["meta"]["subject"]},
-                        "judge_reply": scripted.setdefault(key, reply)})
+                        "judge_replies": [scripted.setdefault(key, reply)]})
     for i, (response, gold) in enumerate(EDGE):
         for j, reply in enumerate([response, rng.choice(EDGE)[0]]):
             out.append({"id": f"edge/{i}/{j}", "question_type": "open", "question": f"Edge {i}?",
                         "choices": {}, "response": response if j == 0 else f"So: {response}", "answer": gold,
-                        "meta": {"category": "edge"}, "judge_reply": reply})
+                        "meta": {"category": "edge"}, "judge_replies": [reply]})
     return out
 
 
@@ -84,29 +82,9 @@ def _labels() -> dict:
 
 
 def _write(rows: list[dict], path: Path) -> Path:
-    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_reply"}) + "\n" for r in rows),
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
                     encoding="utf-8")
     return path
-
-
-def _replay_cache(rows: list[dict], path: Path) -> dict[str, str]:
-    """Each scripted reply written under the cache key of the prompt rulekit's judge asks about its
-    record; returns each asked record's prompt."""
-    ruleset = load_ruleset("vlmevalkit-mathvision+judge")
-    records = [Record(r["id"], r["question_type"], r["response"], r["answer"], r["choices"] or None,
-                      question=r["question"], meta=r["meta"]) for r in rows]
-    replies = {r["id"]: r["judge_reply"] for r in rows}
-    prompts = {}
-    judge.configure(cache=str(path), base_url=JUDGE[1], model=JUDGE[3])
-    try:
-        for section, record, asked, _ in pending(ruleset, records, 0):
-            client = judge.client_for(section.fallback.judge)
-            (prompt,) = asked
-            prompts[record.id] = prompt
-            client.cache.put(client.key(prompt, 1), client.model, prompt, 1, replies[record.id])
-    finally:
-        judge.configure()
-    return prompts
 
 
 def _decisions(tmp_path: Path, name: str, data: Path, *extra: str) -> tuple[dict, dict]:
@@ -133,12 +111,12 @@ def test_vlmevalkit_mathvision_judge_pipeline_scores_as_the_original(tmp_path):
     rows = _mathv_records()
     labels = _labels()
     data = _write(rows, tmp_path / "mathv.jsonl")
-    prompts = _replay_cache(rows, tmp_path / "judge.sqlite")
+    prompts = replay_scripted("vlmevalkit-mathvision+judge", rows, tmp_path / "judge.sqlite")
     # the judge is asked about the same records, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items() if label["prompt_sha256"]}
     decisions, metrics = _decisions(tmp_path, "vlmevalkit-mathvision+judge", data, "--judge-cache",
-                                    str(tmp_path / "judge.sqlite"), "--judge-replay", *JUDGE)
+                                    str(tmp_path / "judge.sqlite"), "--judge-replay", *SCRIPTED)
     assert {i: d["correct"] is True for i, d in decisions.items()} == \
         {i: label["hit"] for i, label in labels["records"].items()}
     assert {i for i, d in decisions.items() if d["outcome"] in ("judge", "abstain")} == set(prompts)

@@ -13,18 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from rulekit import load_ruleset
+from judge_support import SCRIPTED, replay_scripted, tries_temperatures
 from rulekit.cli import main
-from rulekit.core.records import Record
-from rulekit.engine import judge
-from rulekit.run.judging import pending
 
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 REPLIES = ["1.0", "0.0", "0.5", " 0.3\n", "0.9", "abc", "1.5", "-0.2", "inf", "1e-1", "0.7 because", "", "0.4", "1",
            "0", ".5"]
 TAGS = ["rec", "ocr", "rec,know", "ocr,math", "ocr,spat,math", "rec,know,gen", "rec,ocr,spat", "ocr,know", "spat,rec",
         "gen"]
-JUDGE = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted-judge"]
 
 
 def _mmvet_records(n: int = 1200) -> list[dict]:
@@ -53,27 +49,6 @@ def _labels() -> dict:
         return json.load(f)
 
 
-def _replay_cache(rows: list[dict], path: Path) -> dict[str, str]:
-    """The scripted replies written, try by try, under the cache key of the prompt rulekit's judge asks
-    about each record; returns each record's prompt."""
-    ruleset = load_ruleset("vlmevalkit-mmvet+judge")
-    records = [Record(r["id"], "open", r["response"], r["answer"], None, question=r["question"], meta=r["meta"])
-               for r in rows]
-    replies = {r["id"]: r["judge_replies"] for r in rows}
-    prompts = {}
-    judge.configure(cache=str(path), base_url=JUDGE[1], model=JUDGE[3])
-    try:
-        for section, record, asked, _ in pending(ruleset, records, 0):
-            client = judge.client_for(section.fallback.judge)
-            (prompt,) = asked
-            prompts[record.id] = prompt
-            for attempt, reply in enumerate(replies[record.id], 1):
-                client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
-    finally:
-        judge.configure()
-    return prompts
-
-
 def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
     rows = _mmvet_records()
     labels = _labels()
@@ -81,12 +56,12 @@ def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
     data = tmp_path / "mmvet.jsonl"
     data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
                     encoding="utf-8")
-    prompts = _replay_cache(rows, tmp_path / "judge.sqlite")
+    prompts = replay_scripted("vlmevalkit-mmvet+judge", rows, tmp_path / "judge.sqlite")
     # the same prompt, byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items()}
     result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-mmvet+judge", str(data), "--judge-cache",
-                                       str(tmp_path / "judge.sqlite"), "--judge-replay", *JUDGE,
+                                       str(tmp_path / "judge.sqlite"), "--judge-replay", *SCRIPTED,
                                        "--output-dir", str(tmp_path / "out"), "--format", "json"])
     assert result.exit_code == 0, result.output
     decisions = [json.loads(line) for line in (tmp_path / "out" / "vlmevalkit-mmvet+judge.decisions.jsonl").open()]
@@ -96,12 +71,9 @@ def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
     assert {d["id"] for d in decisions if d["outcome"] == "unresolved"} <= failed
     assert any(d["outcome"] == "unresolved" for d in decisions) and any(0 < d["score"] < 1 for d in decisions)
     # the same tries at the same temperatures: the try that gave the score is the original's last
-    client = judge.JudgeClient.__new__(judge.JudgeClient)
-    client.spec = load_ruleset("vlmevalkit-mmvet+judge").sections["open"].fallback.judge
-    client.sampling = {"temperature": client.spec.temperature}
     for d in decisions:
         temps = labels["records"][d["id"]]["temperatures"]
-        assert [client.sampling_for(k)["temperature"] for k in range(1, len(temps) + 1)] == temps
+        assert tries_temperatures("vlmevalkit-mmvet+judge", "open", len(temps)) == temps
         if d["outcome"] == "judge":
             assert f"(try {len(temps)})" in d["message"]
     # MMVet_acc's tables: capabilities, and categories (written with "_" there), in percent

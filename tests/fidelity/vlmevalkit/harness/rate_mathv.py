@@ -1,7 +1,7 @@
 """VLMEvalKit's ORIGINAL mathv.py (vlmeval/dataset/utils/mathv.py @ e8e78f05, unchanged) with its can_infer
 (vlmeval/utils/matching_util.py @ e8e78f05, unchanged); only `vlmeval.smp` is stubbed (`load` takes the
 DataFrame itself, `get_logger` is logging's). MATH_V_auxeval runs on each record with a `model` whose
-generate(prompt, temperature) returns the record's scripted judge reply and notes the prompt; then
+generate(prompt, temperature) returns the record's (first) scripted judge reply and notes the prompt; then
 MATH_V_acc on the rows with their `res` and `log`, as MathVision.evaluate_heuristic does. Writes JSON: per
 record the log, the res, whether post_check(prefetch=False) counts it, the sha256 of the judge prompt
 (UTF-8; null when the prefetch settled it); and MATH_V_acc's table.
@@ -48,7 +48,7 @@ class Scripted:
 rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
 out, frame = {}, []
 for r in rows:
-    judge = Scripted(r["judge_reply"])
+    judge = Scripted(r["judge_replies"][0])
     line = {"question": r["question"], "answer": r["answer"], "prediction": r["response"],
             "choices": str(list((r.get("choices") or {}).values())), "category": r["meta"]["category"]}
     res = mathv.MATH_V_auxeval(judge, line)
