@@ -41,12 +41,13 @@ SCRIPTED = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted
 def replay_scripted(ruleset_name: str, rows: list[dict], path) -> dict[str, str]:
     """Write each row's scripted judge replies (`judge_replies`, one per try) into a judge cache at
     `path`, under the keys of the prompt rulekit's judge asks about the row's record (run it with
-    `--judge-cache PATH --judge-replay *SCRIPTED`); returns the prompt of each record asked about.
-    Rows are records as our JSONL writes them (id, question_type, response, answer, choices,
-    question, meta)."""
+    `--judge-cache PATH --judge-replay *SCRIPTED`), then its `grader_replies` (a two-stage judge)
+    under the keys of the grader prompts the first replies lead to; returns the prompt of each record
+    asked about (with a grader: `prompts["grader"]`, those of the grader). Rows are records as our
+    JSONL writes them (id, question_type, response, answer, choices, question, meta)."""
     from rulekit import load_ruleset
     from rulekit.core.records import Record
-    from rulekit.run.judging import pending
+    from rulekit.run.judging import grader_pending, pending
 
     ruleset = load_ruleset(ruleset_name)
     records = [Record(r["id"], r["question_type"], r["response"], r["answer"], r.get("choices") or None,
@@ -61,16 +62,27 @@ def replay_scripted(ruleset_name: str, rows: list[dict], path) -> dict[str, str]
             prompts[record.id] = prompt
             for attempt, reply in enumerate(replies[record.id], 1):
                 client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
+        graders = {r["id"]: r["grader_replies"] for r in rows if "grader_replies" in r}
+        if graders:
+            prompts["grader"] = {}
+            for _, record, client, asked in grader_pending(ruleset, records, 0):
+                (prompt,) = asked
+                prompts["grader"][record.id] = prompt
+                for attempt, reply in enumerate(graders[record.id], 1):
+                    client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
     finally:
         judge.configure()
     return prompts
 
 
-def tries_temperatures(ruleset_name: str, section: str, tries: int) -> list[float]:
-    """The temperatures of the first `tries` tries of a section's judge (its `temperature-step`)."""
+def tries_temperatures(ruleset_name: str, section: str, tries: int, grader: bool = False) -> list[float]:
+    """The temperatures of the first `tries` tries of a section's judge (its `temperature-step`), or of
+    its `grader`."""
     from rulekit import load_ruleset
 
     client = judge.JudgeClient.__new__(judge.JudgeClient)
     client.spec = load_ruleset(ruleset_name).sections[section].fallback.judge
+    if grader:
+        client.spec = client.spec.grader_spec()
     client.sampling = {"temperature": client.spec.temperature}
     return [client.sampling_for(k)["temperature"] for k in range(1, tries + 1)]

@@ -754,6 +754,8 @@ class RulesetGen(CondGen):
                                               **self.options({"and-whole": lambda: self.v(["_", ""], [7])})}]},
                       lambda: {"breakdown": [{"field": self.pick(["source", "meta.x"]), "name": "skills",
                                               "contains": self.v([["a", "b"], ["x"]], [[1], "a"])}]},
+                      lambda: {"breakdown": [{"field": self.pick(["source", "meta.x"]), "name": "pairs",
+                                              "cross": self.v(["model", "meta.y"], ["", 3])}]},
                       lambda: {"groups": {"group-by": "triplet_id", **self.options({"require": lambda: self.pick(["all", "any", "at-least 1"])})}},
                       lambda: {"groups": {"group-by": "triplet_id", "role": "eval_type", "roles": ["Origin", "Perception", "Knowledge"],
                                           **self.options({"breakdown": lambda: "source"})}},

@@ -29,6 +29,7 @@ class Record:
     meta: dict = field(default_factory=dict)
     where: str = ""
     judge_reply: bool = False  # `response` is a judge's reply being read by the section's steps
+    grading_reply: bool = False  # ... a grading (scoring) judge's reply
 
     def field(self, name: str) -> Any:
         """Value of a top-level field or of `meta.NAME` / a bare meta key; None when absent."""

@@ -125,12 +125,13 @@ class JudgeClient:
         reply = record.response if isinstance(record.response, str) else str(record.response)
         if self.prompt.style.reply == "stripped":
             reply = reply.strip()
-        return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply).text
+        return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply,
+                                  meta=record.meta).text
 
     def render_pair(self, record: Record, prediction: str, gold: str) -> str:
         """A grading judge's prompt for one (prediction, gold) pair of a record."""
         return self.prompt.render(record.question_type, record.question, record.choices, prediction=prediction,
-                                  gold=gold).text
+                                  gold=gold, meta=record.meta).text
 
     def prompts(self, record: Record, undecided: Decision | None) -> list[str]:
         """What the judge is asked about a record: the record itself, or (a grading judge) each pair
@@ -187,12 +188,15 @@ def client_for(spec: S.JudgeSpec) -> JudgeClient:
 
 
 # ---------------------------------------------------------------- the fallback (called by the engine)
-def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
-    """The section's steps (no fallback) run on a judge reply, with the record's options and gold;
-    the compare is settled: a judge's answer is never sent to a second judge."""
+def parse_reply(evaluator, section, record: Record, reply: str, grading: bool = False,
+                settled: bool = True) -> Decision:
+    """The section's steps (no fallback) run on a judge reply (`judge_reply` true; `grading_reply` too
+    for a grading judge's), with the record's options and gold; the compare is settled — a judge's
+    answer is never sent to a second judge — unless `settled` is false (a judge with a `grader`)."""
 
-    steps_only = dataclasses.replace(section, fallback=None, compare=Settled(section.compare))
-    judged = dataclasses.replace(record, response=reply, judge_reply=True)
+    steps_only = dataclasses.replace(section, fallback=None,
+                                     compare=Settled(section.compare) if settled else section.compare)
+    judged = dataclasses.replace(record, response=reply, judge_reply=True, grading_reply=grading)
     try:
         return evaluator._decide(steps_only, judged, None)
     except Exception as exc:  # a regex timeout or a failing condition: this reply is unusable
@@ -202,7 +206,7 @@ def parse_reply(evaluator, section, record: Record, reply: str) -> Decision:
 def judge_score(evaluator, section, record: Record, reply: str) -> float | None:
     """A scoring judge's reply read: the answer the section's steps give, as a Python float from 0 to 1;
     None when they give none, it is not a number, or it is out of range (NaN included)."""
-    parsed = parse_reply(evaluator, section, record, reply)
+    parsed = parse_reply(evaluator, section, record, reply, grading=True)
     if parsed.pred is None or parsed.outcome not in ("rule", "abstain") or isinstance(parsed.pred, list):
         return None
     try:
@@ -243,14 +247,32 @@ def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, f
                                                  f"{parsed.pred!r} by step `{parsed.step}`", looked_for=prompt[-200:])
                 st.answer = parsed.pred
                 traces.append(st)
+            said = f"judge try {attempt}: {_short(reply)} → step {parsed.step}"
+            if spec.grader is not None:
+                return _then_grade(evaluator, section, record, spec, parsed.pred, traces, text, said)
             return scored_decision(Settled(section.compare), parsed.pred, record, None, "judge", "judge", trace=traces,
-                                   text=text, message=f"judge try {attempt}: {_short(reply)} → step {parsed.step}")
+                                   text=text, message=said)
         tried.append(reply)
     if traces is not None:
         traces.append(StepTrace("judge", "passed", f"judge `{client.model}`: no step answered any of "
                                                    f"{spec.retries} replies: {', '.join(map(_short, tried))}"))
     return _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided,
                          f"the judge gave no usable answer in {spec.retries} tries")
+
+
+def _then_grade(evaluator, section, record: Record, spec, answer, traces, text: str, said: str) -> Decision:
+    """A two-stage judge: the extracting judge's answer under the section's compare; what the compare
+    leaves to a judge goes to the grader (no score from it: the answer is wrong)."""
+    verdict = scored_decision(section.compare, answer, record, None, "judge", "judge", trace=traces, text=text)
+    if verdict.outcome != "unresolved" or not getattr(verdict.message, "pairs", ()):
+        return verdict if verdict.message else dataclasses.replace(verdict, message=said)
+    grader = client_for(spec.grader_spec())
+    graded = (_score(evaluator, section, grader, record, verdict, traces, text) if grader.spec.scores
+              else _grade(grader, record, verdict, traces, text))
+    if graded is not None:
+        return dataclasses.replace(graded, message=f"{said}; {graded.message}")
+    settled = scored_decision(Settled(section.compare), answer, record, None, "judge", "judge", trace=traces, text=text)
+    return dataclasses.replace(settled, message=f"{said}; the grader gave no score in {grader.spec.retries} tries")
 
 
 def _judge_failed(evaluator, section, record, opts, traces, prepared, spec, undecided, why: str) -> Decision:

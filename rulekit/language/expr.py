@@ -40,6 +40,9 @@ VARIABLES = {
     "judge_reply": "true while the section's steps read a judge's reply (a `judge:` fallback), false on the "
                    "model's own reply: a step with `when: judge_reply` reads only judge replies, so a section "
                    "can send every record to its judge (VLMEvalKit's LogicVista).",
+    "grading_reply": "true while the steps read a grading judge's reply (`scores: true`, `equal-if-contains`, "
+                     "or a judge's `grader`), so a section whose judge extracts and whose grader scores tells the "
+                     "two replies apart (VLMEvalKit's MathVerse).",
     "gold": "the record's gold answer, as given (a string, number or list; e.g. `gold in ['yes', 'no']`).",
     "meta.NAME": "a field of the record's `meta` (None when absent).",
 }

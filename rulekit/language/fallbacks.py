@@ -99,13 +99,28 @@ class JudgeSpec(Word):
     temperature_step: float = Field(default=0.0, ge=0.0)
     equal_if_contains: str | None = Field(default=None, min_length=1)
     scores: bool = False
+    grader: "JudgeSpec | None" = None
     then: Fallback | None = None
 
     @model_validator(mode="after")
     def _one_grading_mode(self) -> "JudgeSpec":
         if self.scores and self.equal_if_contains is not None:
             raise ValueError("a judge either `scores` or answers `equal-if-contains`, not both")
+        if self.grader is not None:
+            if self.grades:
+                raise ValueError("a `grader` follows a judge that extracts an answer: this judge grades itself")
+            if not self.grader.grades:
+                raise ValueError("a `grader` grades: give it `scores: true` or `equal-if-contains`")
+            if self.grader.grader is not None or self.grader.then is not None:
+                raise ValueError("a `grader` has no `grader` or `then` of its own (the extracting judge's `then` decides)")
         return self
+
+    def grader_spec(self) -> "JudgeSpec | None":
+        """The grader, its endpoint and model defaulting to this judge's."""
+        g = self.grader
+        if g is None:
+            return None
+        return g.model_copy(update={"base_url": g.base_url or self.base_url, "model": g.model or self.model})
 
     @property
     def grades(self) -> bool:
@@ -134,7 +149,12 @@ class Judge(Word):
     credit; correct at 1 —, and a reply without one is asked again, up to `retries` times (then the
     pair scores 0; with no pair scored the `then` fallback decides). `temperature-step: S` samples try
     k at `temperature + (k - 1) * S` (MMVet: 0, 0.5, 1.0, ...). A grading judge is never asked about
-    records no step decided; the compare `judged` leaves every pair to it."""
+    records no step decided; the compare `judged` leaves every pair to it. `grader: {JUDGE}` makes a
+    two-stage judge (VLMEvalKit's MathVerse: extract, then grade): after this judge's answer, the
+    (answer, gold) pairs the compare leaves to a judge (e.g. `or-judge`) go to the grader — a grading
+    judge (`scores: true` or `equal-if-contains`), its `base-url`/`model` defaulting to this judge's —
+    whose replies the section's steps read with `grading_reply` true; no score in its `retries`
+    tries leaves the answer wrong."""
 
     judge: JudgeSpec
 

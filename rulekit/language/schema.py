@@ -106,7 +106,9 @@ class Example(Word):
     answer), `via` (the deciding step), `outcome`, `correct`, `score` (to within 1e-9).
     `judge-replies: [REPLY, ...]` are the judge's replies, try by try, to each prompt the record
     makes the ruleset's judge ask: they are written into a scratch judge cache and replayed (the
-    engine's `--judge-replay` path; no server is asked, and a try beyond them is an error)."""
+    engine's `--judge-replay` path; no server is asked, and a try beyond them is an error).
+    `grader-replies: [...]` likewise for a two-stage judge's `grader`, on each pair its answer leaves
+    to it."""
 
     response: str
     options: dict[str, str] | None = None
@@ -120,6 +122,7 @@ class Example(Word):
     score: float | None = None
     source: str | None = None
     judge_replies: list[str] | None = None
+    grader_replies: list[str] | None = None
 
 
 class Reproduces(Word):
@@ -167,7 +170,9 @@ class BreakdownSpec(Word):
     counts a record under each listed value its field's text contains (a substring test, as pandas'
     `str.contains` with a plain word), under none when it contains none: VLMEvalKit's LogicVista
     reports the skills `inductive`, `deductive`, ... by `df["skill"].str.contains(...)`, and a
-    question with several skills counts under each. Results: `by_<name>` and
+    question with several skills counts under each. `cross: FIELD` labels a record by both fields,
+    `VALUE / OTHER` (MathVerse_acc's subject figures inside each problem version: `{field:
+    problem_version, cross: subject}`). Results: `by_<name>` and
     `by_<name>_rollup` (`name` defaults to the field without its `meta.` prefix)."""
 
     field: str | None = None
@@ -177,9 +182,12 @@ class BreakdownSpec(Word):
     split: str | None = Field(default=None, min_length=1)
     and_whole: str | None = None
     contains: list[str] = []
+    cross: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _one_source(self) -> "BreakdownSpec":
+        if self.cross is not None and (self.field is None or self.split is not None or self.contains):
+            raise ValueError("`cross` pairs a `field` with another, one label per record: not with `split` or `contains`")
         if self.contains and (self.field is None or self.split is not None):
             raise ValueError("`contains` looks for its values in a `field`'s text, without `split`")
         if (self.field is None) == (not self.cases):

@@ -22,7 +22,9 @@ index access): `{name}` is replaced by a variable, `{{` and `}}` are literal bra
 unknown name is an error when the style is loaded. Variables: `question`, `options`, `hint`,
 `letters` ("A, B, C"), `prediction` (judge prompts: the model's reply, or the answer graded), `gold`
 (grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
-every other prompt, so a generation prompt never sees it) and the style's `vars`.
+every other prompt, so a generation prompt never sees it), `meta.NAME` (a field of the record's
+`meta`, empty when absent: MathVerse grades with the dataset's `question_for_eval`) and the style's
+`vars`.
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from rulekit.core.errors import Loc, RulesetError, UsageError
 from rulekit.core.resources import resource_dir
 
 VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold")
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(meta\.[A-Za-z0-9_][A-Za-z0-9_-]*|[A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
 
 
 def _dash(name: str) -> str:
@@ -124,7 +126,7 @@ class Prompt:
             for part in getattr(style, section) or []:
                 part = part if isinstance(part, Part) else Part(text=part)
                 for name in _names(part.text) + [n for n in (part.if_, part.unless) if n]:
-                    if name not in known:
+                    if name not in known and not name.startswith("meta."):
                         raise RulesetError(f"prompt `{self.name}`: unknown variable `{{{name}}}`",
                                            Loc(str(path), 0, 0),
                                            help=f"known: {', '.join(sorted(known))}", code="E113")
@@ -149,18 +151,21 @@ class Prompt:
         return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
-                  prediction: str | None = None, gold: str | None = None) -> dict[str, str]:
-        """The substitution mapping for one item (all values are strings)."""
+                  prediction: str | None = None, gold: str | None = None, meta: dict | None = None) -> dict[str, str]:
+        """The substitution mapping for one item (all values are strings; `meta.NAME` from `meta`)."""
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
                    letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
+        for name, value in (meta or {}).items():
+            out[f"meta.{name}"] = "" if value is None else str(value)
         for name, pairs in self.style.replace.items():
             for old, new in pairs:
                 out[name] = out[name].replace(old, new)
         return out
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
-               hint: str | None = None, prediction: str | None = None, gold: str | None = None) -> Message:
+               hint: str | None = None, prediction: str | None = None, gold: str | None = None,
+               meta: dict | None = None) -> Message:
         """The message for one item; a multiple-choice item without options uses the `open` parts."""
         parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
         if question_type == "multiple-choice" and not choices and self.style.open:
@@ -168,7 +173,7 @@ class Prompt:
         if not parts:
             raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
                              help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
-        values = self.variables(question, choices, hint, prediction, gold)
+        values = self.variables(question, choices, hint, prediction, gold, meta)
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
@@ -195,7 +200,9 @@ def substitute(template: str, values: dict[str, str]) -> str:
         name = m.group(1)
         if name is None:
             return token
-        return str(values[name]) if name in values else token
+        if name in values:
+            return str(values[name])
+        return "" if name.startswith("meta.") else token  # a meta field the record lacks is empty
     return _PLACEHOLDER.sub(repl, template)
 
 

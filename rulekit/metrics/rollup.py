@@ -34,6 +34,9 @@ def labeler(spec: Any) -> Callable[[Record], Any]:
     `split`, a tuple of labels (the record counts under each)."""
     if spec.field is not None:
         name, sep = spec.field, spec.split
+        if spec.cross is not None:
+            other = spec.cross
+            return lambda r: f"{group_key(r.field(name))} / {group_key(r.field(other))}"
         if spec.contains:
             wanted = tuple(spec.contains)
 

@@ -34,7 +34,8 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
         record = Record(f"example-{i}", ex.question_type, ex.response, ex.answer, ex.options, meta=dict(ex.meta))
         try:
             d = (evaluator.decide(record) if ex.judge_replies is None
-                 else _decide_with_judge_replies(ruleset, evaluator, record, ex.judge_replies, seed))
+                 else _decide_with_judge_replies(ruleset, evaluator, record, ex.judge_replies, seed,
+                                                 ex.grader_replies or []))
         except RulekitError as exc:  # e.g. a judge try beyond the example's replies
             results.append(CaseResult(i, ex, [str(exc)]))
             continue
@@ -60,14 +61,15 @@ def check_examples(ruleset: CompiledRuleset, examples: list[Example], seed: int 
 
 
 def _decide_with_judge_replies(ruleset: CompiledRuleset, evaluator: Evaluator, record: Record, replies: list[str],
-                               seed: int):
+                               seed: int, grader_replies: list[str]):
     """Decide `record` with the judge's replies an example gives: written, try by try, under the cache key
-    of each prompt the judge will be asked, into a scratch cache that the engine then replays."""
+    of each prompt the judge will be asked, into a scratch cache that the engine then replays; then the
+    grader's replies (a two-stage judge) under the keys of the prompts its answer leaves to the grader."""
     import dataclasses
     import tempfile
 
     from rulekit.engine import judge
-    from rulekit.run.judging import pending
+    from rulekit.run.judging import grader_pending, pending
 
     saved = dataclasses.asdict(judge.SETTINGS)
     fake = {"base_url": "http://judge.invalid/v1", "model": "example-judge"}
@@ -80,6 +82,10 @@ def _decide_with_judge_replies(ruleset: CompiledRuleset, evaluator: Evaluator, r
                 for prompt in prompts:
                     for attempt, reply in enumerate(replies, 1):
                         client.cache.put(client.key(prompt, attempt), client.model, prompt, attempt, reply)
+            for _, _, grader, prompts in grader_pending(ruleset, [record], seed):
+                for prompt in prompts:
+                    for attempt, reply in enumerate(grader_replies, 1):
+                        grader.cache.put(grader.key(prompt, attempt), grader.model, prompt, attempt, reply)
             judge.configure(cache=cache, replay=True, **fake)
             return evaluator.decide(record)
     finally:

@@ -64,46 +64,84 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
     return out
 
 
+def grader_pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list[tuple[Any, Record, Any, list[str]]]:
+    """(section, record, grader client, prompts) for each record whose two-stage judge (a `grader`) has
+    its extracting judge's answer in the cache already: the grader prompts the engine will need."""
+    from rulekit.language.compares import scored_decision
+
+    evaluator, out = Evaluator(ruleset, seed), []
+    for sec, rec, prompts, _ in pending(ruleset, records, seed):
+        client = client_for(sec.fallback.judge)
+        if client.spec.grader is None:
+            continue
+        for attempt in range(1, client.spec.retries + 1):
+            reply = client.cached(prompts[0], attempt)
+            if reply is None:
+                break
+            parsed = parse_reply(evaluator, sec, rec, reply)
+            if parsed.pred is None or parsed.outcome not in ("rule", "abstain"):
+                continue
+            verdict = scored_decision(sec.compare, parsed.pred, rec, None, "judge", "judge")
+            if verdict.outcome == "unresolved" and getattr(verdict.message, "pairs", ()):
+                grader = client_for(client.spec.grader_spec())
+                out.append((sec, rec, grader, grader.prompts(rec, verdict)))
+            break
+    return out
+
+
 def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrency: int = 8,
              progress: Any = None, on_request: Any = None) -> dict:
-    """Ask the judge everything `pending` lists, `concurrency` calls at a time, one round per attempt
-    (a record goes to the next round only when no step answered its reply, a scoring judge's pair when
-    its reply gave no score; an equal-if-contains judge's pairs are asked once). Returns counts.
-    `on_request(attempt, requests in this round, from the cache?)` is called (under a lock) as each
-    request is answered; `progress(attempt, asked, left)` after each round."""
+    """Ask the judge everything `pending` lists, `concurrency` calls at a time, in rounds (a record
+    goes to the next round, with its next try, only when no step answered its reply, a scoring judge's
+    pair when its reply gave no score; an equal-if-contains judge's pairs are asked once; a judge
+    with a `grader` adds, once its answer is read, the grader's first tries on the pairs the compare
+    leaves to it). Returns counts. `on_request(round, requests in this round, from the cache?)` is
+    called (under a lock) as each request is answered; `progress(round, asked, left)` after each
+    round."""
+    from rulekit.language.compares import scored_decision
+
     evaluator = Evaluator(ruleset, seed)
     found = pending(ruleset, records, seed)
-    todo = [(sec, rec, client_for(sec.fallback.judge), prompt) for sec, rec, prompts, _ in found for prompt in prompts]
+    todo = [(sec, rec, client_for(sec.fallback.judge), prompt, 1)
+            for sec, rec, prompts, _ in found for prompt in prompts]
     counts = {"judged": len(found), "calls": 0, "cached": 0}
-    attempt = 1
+    rnd = 1
     lock = threading.Lock()
     while todo:
         def one(job):
-            sec, rec, cl, prompt = job
+            sec, rec, cl, prompt, attempt = job
             hit = cl.cached(prompt, attempt) is not None
             reply = cl.ask(prompt, attempt, rec.id)
             if on_request is not None:
                 with lock:
-                    on_request(attempt, len(todo), hit)
+                    on_request(rnd, len(todo), hit)
             return hit, reply
         with ThreadPoolExecutor(max(1, concurrency)) as pool:
             results = list(pool.map(one, todo))
         nxt = []
         for job, (hit, reply) in zip(todo, results):  # replies are parsed here, in one thread
             counts["cached" if hit else "calls"] += 1
-            spec = job[2].spec
-            if spec.equal_if_contains is not None or attempt >= spec.retries:
+            sec, rec, cl, prompt, attempt = job
+            spec, again = cl.spec, (sec, rec, cl, prompt, attempt + 1)
+            if spec.equal_if_contains is not None:
                 continue  # an equal-if-contains judge is asked once per pair
             if spec.scores:  # a scoring judge: again until its reply gives a score
-                if judge_score(evaluator, job[0], job[1], reply) is None:
-                    nxt.append(job)
+                if judge_score(evaluator, sec, rec, reply) is None and attempt < spec.retries:
+                    nxt.append(again)
                 continue
-            parsed = parse_reply(evaluator, job[0], job[1], reply)
+            parsed = parse_reply(evaluator, sec, rec, reply)
             if parsed.pred is None or parsed.outcome not in ("rule", "abstain"):
-                nxt.append(job)
+                if attempt < spec.retries:
+                    nxt.append(again)
+                continue
+            if spec.grader is not None:  # a two-stage judge: its grader on what the compare leaves to a judge
+                verdict = scored_decision(sec.compare, parsed.pred, rec, None, "judge", "judge")
+                if verdict.outcome == "unresolved" and getattr(verdict.message, "pairs", ()):
+                    grader = client_for(spec.grader_spec())
+                    nxt += [(sec, rec, grader, p, 1) for p in grader.prompts(rec, verdict)]
         if progress is not None:
-            progress(attempt, len(todo), len(nxt))
-        todo, attempt = nxt, attempt + 1
+            progress(rnd, len(todo), len(nxt))
+        todo, rnd = nxt, rnd + 1
     return counts
 
 
