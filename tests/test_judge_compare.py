@@ -308,3 +308,56 @@ def test_a_prompt_style_replaces_only_known_variables(tmp_path):
     bad.write_text('prompt: p\nreplace: {answer: [["a", "b"]]}\nopen: ["{gold}"]\n', encoding="utf-8")
     with pytest.raises(RulesetError, match="unknown variable `answer`"):
         load_prompt(str(bad))
+
+
+def test_mathverse_two_stage_judge_through_vllm_serve_end_to_end(vllm_server, tmp_path):
+    """`vlmevalkit-mathverse+judge`'s two stages against the real `vllm serve`: every record's reply goes to the
+    extracting judge; an extraction equal to the gold (stripped) is right without more; any other goes to the
+    grader, asked try after try at temperatures 0, 0.5, ... until its stripped reply is 0 or 1 (then that is
+    the score; none in 5 tries: wrong). A replayed rerun gives the same bytes."""
+    records = [Record("mv-1", "open", "The answer is 5.", "5", None, meta={"question_for_eval": "What is 2 + 3?"}),
+               Record("mv-2", "open", "It is blue, I think.", "red", None, meta={"question_for_eval": "Which color?"}),
+               Record("mv-3", "open", "x = 12", "12", None, meta={"question_for_eval": "Solve for x."})]
+    data = write_records(tmp_path / "mv.jsonl", records)
+    # MathVerse's prompts are pinned by test_vlmevalkit_mathverse.py; short ones fit the tiny model's context
+    extract = tmp_path / "extract-short.yaml"
+    extract.write_text('prompt: extract-short\nimages: none\nreply: as-given\nopen:\n  - "Copy the final answer.\\n'
+                       'Model response: \'{prediction}\'\\nExtracted Answer: "\n', encoding="utf-8")
+    score = tmp_path / "score-short.yaml"
+    score.write_text('prompt: score-short\nimages: none\nopen:\n  - "Answer 1 if they match, else 0.\\n'
+                     '[Question]: {meta.question_for_eval}\\n[Standard Answer]: {gold}\\n[Model_answer] : {prediction}'
+                     '\\nJudgement:"\n', encoding="utf-8")
+    small = tmp_path / "mathverse-small.yaml"
+    small.write_text(f"ruleset: mathverse-small\nextends: vlmevalkit-mathverse+judge\nopen:\n  fallback:\n    judge:\n"
+                     f"      prompt: {extract}\n      retries: 1\n      max-tokens: 8\n      grader:\n"
+                     f"        prompt: {score}\n        scores: true\n        retries: 5\n"
+                     "        temperature-step: 0.5\n        max-tokens: 2\n", encoding="utf-8")
+    cache = tmp_path / "judge.sqlite"
+    judged = ["--judge-url", vllm_server.url, "--judge-model", SERVED_NAME, "--judge-cache", cache]
+    first = invoke("eval", "-r", small, data, *judged, "--output-dir", tmp_path / "one", "--format", "json")
+    assert first.exit_code == 0, first.output
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "one" / "mathverse-small.decisions.jsonl").open())}
+    with sqlite3.connect(cache) as db:
+        stored = list(db.execute("SELECT prompt, attempt, reply FROM replies ORDER BY prompt, attempt"))
+    extractions = {p: r for p, a, r in stored if p.startswith("Copy the final answer.")}
+    gradings: dict[str, list] = {}
+    for p, a, r in stored:
+        if p.startswith("Answer 1 if"):
+            gradings.setdefault(p, []).append(r)
+    assert len(extractions) == 3 and gradings  # the tiny model's extraction of mv-2 is not "red"
+    for record in records:
+        (extracted,) = [r for p, r in extractions.items() if f"'{record.response}'" in p]
+        got = rows[record.id]
+        asked = [replies for p, replies in gradings.items() if f"[Standard Answer]: {record.answer}\n" in p]
+        if extracted.strip() == record.answer:  # prefetched: no grader
+            assert not asked and got["correct"] is True
+            continue
+        (replies,) = asked
+        usable = [r.strip() in ("0", "1") for r in replies]
+        assert not any(usable[:-1]) and len(replies) <= 5  # asked again only after an unusable reply
+        assert got["correct"] is (usable[-1] and replies[-1].strip() == "1"), (record.id, extracted, replies)
+    replay = invoke("eval", "-r", small, data, "--judge-url", f"http://127.0.0.1:{free_port()}/v1", "--judge-model",
+                    SERVED_NAME, "--judge-cache", cache, "--judge-replay", "--output-dir", tmp_path / "two")
+    assert replay.exit_code == 0, replay.output
+    assert (tmp_path / "one" / "mathverse-small.decisions.jsonl").read_bytes() == \
+        (tmp_path / "two" / "mathverse-small.decisions.jsonl").read_bytes()
