@@ -4,30 +4,15 @@ LogicVista_auxeval runs with a `model` whose generate(prompt, temperature) retur
 scripted reply and notes the prompt and temperature; then evaluate_logicvista on the rows with their
 `hit`, as LogicVista.evaluate does. Writes JSON: per record the sha256 of the prompt (UTF-8), the
 temperatures of the tries made, res and hit; and evaluate_logicvista's table (NaN written as null).
-    python rate_logicvista.py records.jsonl out.json   (logicvista.py beside it; needs pandas)"""
-import contextlib, hashlib, importlib.util, io, json, math, sys, types
+    python rate_logicvista.py records.jsonl out.json   (logicvista.py beside it; needs pandas;
+    scripted.py beside this file)"""
+import contextlib, io, json, math, sys
 
 import pandas as pd
 
-file = types.ModuleType("vlmeval.smp.file")
-file.load = lambda frame: frame
-sys.modules.update({"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": types.ModuleType("vlmeval.smp"),
-                    "vlmeval.smp.file": file})
-spec = importlib.util.spec_from_file_location("vlmeval_logicvista", "logicvista.py")
-logicvista = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(logicvista)
+from scripted import Scripted, load_original, sha256
 
-
-class Scripted:
-    """The judge: the record's scripted replies, one per call, noting each prompt and temperature."""
-
-    def __init__(self, replies):
-        self.replies, self.prompts, self.temperatures = list(replies), [], []
-
-    def generate(self, prompt, temperature=0):
-        self.prompts.append(prompt)
-        self.temperatures.append(temperature)
-        return self.replies[len(self.prompts) - 1]
+logicvista = load_original("logicvista.py")
 
 
 rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
@@ -38,7 +23,7 @@ for r in rows:
     with contextlib.redirect_stdout(io.StringIO()):  # LogicVista_auxeval prints every prompt
         res = logicvista.LogicVista_auxeval(judge, line)
     assert len(set(judge.prompts)) == 1
-    out[r["id"]] = {"prompt_sha256": hashlib.sha256(judge.prompts[0].encode("utf-8")).hexdigest(),
+    out[r["id"]] = {"prompt_sha256": sha256(judge.prompts[0]),
                     "temperatures": judge.temperatures, "res": res["res"], "hit": res["hit"]}
     frame.append({"skill": r["meta"]["skill"], "hit": res["hit"]})
 table = logicvista.evaluate_logicvista(pd.DataFrame(frame))

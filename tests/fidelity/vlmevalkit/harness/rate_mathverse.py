@@ -9,34 +9,14 @@ extraction "null", "None", "NA" or "" reaches the grader as NaN; then MathVerse_
 extract, the score log's kind, the grader's temperatures and the score; and MathVerse_acc's table
 (NaN as null).
     python rate_mathverse.py records.jsonl out.json   (mathverse.py beside it; needs pandas, numpy,
-    xlsxwriter and openpyxl)"""
-import hashlib, importlib.util, io, json, math, sys, types
+    xlsxwriter and openpyxl; scripted.py beside this file)"""
+import io, json, math, sys
 
 import pandas as pd
 
-file = types.ModuleType("vlmeval.smp.file")
-file.load = lambda frame: frame
-sys.modules.update({"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": types.ModuleType("vlmeval.smp"),
-                    "vlmeval.smp.file": file})
-spec = importlib.util.spec_from_file_location("vlmeval_mathverse", "mathverse.py")
-mathverse = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mathverse)
+from scripted import Scripted, load_original, sha256 as sha
 
-
-class Scripted:
-    """A judge: scripted replies, one per call, noting each prompt and temperature."""
-
-    def __init__(self, replies):
-        self.replies, self.prompts, self.temperatures = list(replies), [], []
-
-    def generate(self, prompt, temperature=0):
-        self.prompts.append(prompt)
-        self.temperatures.append(temperature)
-        return self.replies[len(self.prompts) - 1]
-
-
-def sha(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+mathverse = load_original("mathverse.py")
 
 
 def xlsx_round_trip(frame):
