@@ -57,6 +57,9 @@ FUNCTIONS = {
     "upper": "upper(S): S uppercased.",
     "isupper": "isupper(S): Python's `S.isupper()` — S has a cased character and every cased character is "
                "uppercase (\"AB\", \"A1\"; not \"\", \"1\", \"Ab\").",
+    "isjson": "isjson(S): Python's `json.loads(S)` reads S (any JSON value; NaN and Infinity too, a raw control "
+              "character inside a string not). CharXiv's judge reply that is JSON but not the object it needs "
+              "scores 0 at once, while one that is not JSON is asked again.",
     "isalpha": "isalpha(S): Python's `S.isalpha()` — S is not empty and every character is a letter (\"AB\"; "
                "not \"A B\", \"A\\n\", \"A1\"). VLMEvalKit's LogicVista keeps a judge reply only when "
                "`isupper(answer) and isalpha(answer)`.",
@@ -65,7 +68,7 @@ FUNCTIONS = {
               "value (None) never matches. Runs with the regex time limit. VLMBlind: "
               "`search('(\\d+)\\s*[xX×,]\\s*(\\d+)', gold)` — the gold is a grid size.",
 }
-_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "search": 2}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "isjson": 1, "search": 2}
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
@@ -200,6 +203,8 @@ class _Build(Transformer):
             return lambda env: str(arg(env)).isupper()
         if name == "isalpha":
             return lambda env: str(arg(env)).isalpha()
+        if name == "isjson":
+            return lambda env: _is_json(str(arg(env)))
         return lambda env: str(arg(env)).upper()
 
     def list(self, args=None):
@@ -244,6 +249,17 @@ class _Build(Transformer):
 
     def or_(self, a, b):
         return lambda env: a(env) or b(env)
+
+
+def _is_json(text: str) -> bool:
+    """Whether `json.loads(text)` reads it."""
+    import json
+
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _search(tok: Token, pattern_fn, value_fn):

@@ -75,9 +75,14 @@ class ExtractJson(Word):
     when it is an object holding FIELD with a value other than null, that value is the answer — a
     string as it is, anything else as Python's `str()` writes it (3.0 → "3.0", true → "True",
     [1, 2] → "[1, 2]"). Text that is not JSON, another JSON value (a list, a number) or an object
-    without FIELD finds nothing. A key given twice: the last one counts. DynaMath's "short answer"."""
+    without FIELD finds nothing. A key given twice: the last one counts. DynaMath's "short answer".
+    `strict: true` reads as `json.loads(text)` with its defaults (a raw control character inside a
+    string makes the text not JSON); `require: [KEY, ...]` finds FIELD only in an object that also has
+    those keys (CharXiv keeps a judge's JSON only with both "score" and "extracted_answer")."""
 
     json_field: str = Field(alias="json")  # not `json`: a pydantic model has a `json` method
+    strict: bool = False
+    require: list[str] = []
 
 
 ExtractSource = Union[BoxedFind, ExtractRegex, ExtractJson]
@@ -217,7 +222,8 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
             spec = source.boxed
             sources.append(lambda t, spec=spec: [t[s:e] for s, e in boxed_spans(t, spec)])
         elif isinstance(source, ExtractJson):
-            sources.append(lambda t, field=source.json_field: _json_field(t, field))
+            sources.append(lambda t, field=source.json_field, strict=source.strict, need=tuple(source.require):
+                           _json_field(t, field, strict, need))
         else:
             pattern = compile_regex(source.regex, loc)
             if source.group not in pattern.groupindex:
@@ -237,13 +243,14 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
     return extract
 
 
-def _json_field(text: str, field: str) -> list[str]:
-    """[the field's value as text] when `text` is a JSON object holding `field` (not null), else []."""
+def _json_field(text: str, field: str, strict: bool = False, require: tuple = ()) -> list[str]:
+    """[the field's value as text] when `text` is a JSON object holding `field` (not null) and the
+    `require`d keys, else []."""
     try:
-        value = json.loads(text, strict=False)
+        value = json.loads(text, strict=strict)
     except (ValueError, RecursionError):  # not JSON (JSONDecodeError), an int over Python's digit limit, deep nesting
         return []
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or any(key not in value for key in require):
         return []
     found = value.get(field)
     return [] if found is None else [found if isinstance(found, str) else str(found)]

@@ -11,6 +11,7 @@ options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
 replace: {gold: [["<AND>", " <AND> "]]}        # literal replacements in a variable's value, in order
 reply: stripped                               # judge prompts: the model's reply stripped (default) or as-given
+fill: {meta.grading_query: {"{PREDICTION}": prediction}}  # a slot in a variable's value filled by another
 multiple-choice:                              # parts, concatenated
   - {text: "Hint: {hint}\\n", if: hint}       # a part only when the variable is non-empty
   - "Question: {question}\\n"
@@ -94,6 +95,7 @@ class PromptStyle(_Word):
     vars: dict[str, str] = {}
     replace: dict[str, list[tuple[str, str]]] = {}
     reply: Literal["stripped", "as-given"] = "stripped"
+    fill: dict[str, dict[str, str]] = {}
     multiple_choice: list[Union[str, Part]] | None = None
     open: list[Union[str, Part]] | None = None
 
@@ -118,7 +120,8 @@ class Prompt:
         # `replace` only when given: a style without it keeps the fingerprint (and judge cache keys) it had
         # (`reply` likewise only when not the default)
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
-            set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}))
+            set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
+            set() if style.fill else {"fill"}))
         blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)
@@ -130,6 +133,11 @@ class Prompt:
                         raise RulesetError(f"prompt `{self.name}`: unknown variable `{{{name}}}`",
                                            Loc(str(path), 0, 0),
                                            help=f"known: {', '.join(sorted(known))}", code="E113")
+        for name, slots in style.fill.items():
+            for var in (name, *slots.values()):
+                if var not in known and not var.startswith("meta."):
+                    raise RulesetError(f"prompt `{self.name}`: `fill` names an unknown variable `{var}`",
+                                       Loc(str(path), 0, 0), help=f"known: {', '.join(sorted(known))}", code="E113")
         for name in style.replace:
             if name not in known:
                 raise RulesetError(f"prompt `{self.name}`: `replace` names an unknown variable `{name}`",
@@ -161,6 +169,11 @@ class Prompt:
         for name, pairs in self.style.replace.items():
             for old, new in pairs:
                 out[name] = out[name].replace(old, new)
+        for name, slots in self.style.fill.items():  # after `replace`, from the values as they were
+            value = out.get(name, "")
+            for slot, var in slots.items():
+                value = value.replace(slot, out.get(var, ""))
+            out[name] = value
         return out
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
