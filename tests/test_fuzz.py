@@ -482,7 +482,8 @@ CONDITIONS = ["words > 5", "distinct == 1", "answer in letters", "length <= 2 * 
 WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candidates > 2", "contains('is')",
            "meta.source == 'x'", "true", "distinct == 1 and tokens > 3", "options >= 2", "'A' in letters", "len(letters) > 3",
            "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'",
-           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'", "isalpha(text)", "isjson(text)"]
+           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'", "isalpha(text)", "isjson(text)",
+           "isfloat(before(text, 'π'))"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "isupper(answer) and isalpha(answer)", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
 FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
@@ -587,7 +588,8 @@ class RulesetGen(CondGen):
             "truncate": lambda: {"truncate": self.pick([0, 5, 100, -3, 2**40])},
             "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}],
                                                    [{"json": "short answer"}], [{"json": ""}, {"boxed": {}}],
-                                                   [{"json": "score", "strict": True, "require": ["extracted_answer"]}]],
+                                                   [{"json": "score", "strict": True, "require": ["extracted_answer"]}],
+                                                   [{"json": "short answer", "strings-only": True}]],
                                                   [[{"regex": "(x)"}], [], [{"json": 3}], [{"json": "a", "regex": "b"}]]),
                                 **self.options({"join": lambda: self.pick(["", ",", " "]),
                                                 "otherwise": lambda: self.v(["keep", "empty", "skip"], ["drop"])})},
@@ -620,7 +622,7 @@ class RulesetGen(CondGen):
                 "when": lambda: self.maybe(self.when_src), "where": lambda: self.maybe(self.where_src),
                 "prepare": lambda: self.maybe(lambda: self.some(self.prepare_op, 2)),
                 "answer": lambda: self.maybe(lambda: self.pick(["Z", "A", ""])), "outcome": lambda: self.v(["rule", "abstain"], ["judge"]),
-                "look-in": lambda: self.v(["prepared", "original"], ["raw"]),
+                "look-in": lambda: self.v(["prepared", "original", "model-reply"], ["raw"]),
                 "enabled": lambda: self.maybe(lambda: self.chance(0.5)), "also": lambda: self.maybe(lambda: self.some(self.find, 2)),
                 "description": lambda: self.text(8), "compare": lambda: self.maybe(self.compare)}
         if later or not self.clean:
@@ -673,6 +675,7 @@ class RulesetGen(CondGen):
                                                        "match": lambda: self.v(["substring", "word", "exact"], ["fuzzy"])})},
             "contains": lambda: {"contains": self.options({"prepare": lambda: self.some(self.prepare_op, 2),
                                                            "either-way": lambda: self.v([True, False], ["both"]),
+                                                           "within-gold": lambda: self.v([False], ["inside"]),
                                                            "gold-list-literal": lambda: self.v([True, False], ["list"])})},
             "tiers": lambda: {"tiers": self.v([[{"compare": self.compare(depth=1), "score": self.pick([1.0, 0.5, 0.0])}]],
                                               [[], [{"compare": "letter", "score": 2}]])},

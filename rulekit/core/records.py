@@ -30,6 +30,7 @@ class Record:
     where: str = ""
     judge_reply: bool = False  # `response` is a judge's reply being read by the section's steps
     grading_reply: bool = False  # ... a grading (scoring) judge's reply
+    model_response: str | None = None  # while a judge's reply is read: the model's own reply
 
     def field(self, name: str) -> Any:
         """Value of a top-level field or of `meta.NAME` / a bare meta key; None when absent."""

@@ -119,6 +119,9 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
     prep_node = data.get("prepare", []) if data is not None else []
     prepare = compile_prepare(section.prepare, lambda k: prep_node.locs[k] if hasattr(prep_node, "locs") else None)
     compare = compile_compare(section.compare, data.get("compare") if data is not None else None)
+    if isinstance(section.fallback, S.Judge) and section.fallback.judge.prepare_reply:  # bad ops found now, located
+        node = data.get("fallback", {}).get("judge", {}).get("prepare-reply", []) if data is not None else []
+        compile_prepare(section.fallback.judge.prepare_reply, lambda k: node.locs[k] if hasattr(node, "locs") else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
                            tuple(section.letters_if_missing), section.letters_at_least)
 

@@ -66,6 +66,14 @@ class Env:
         raise KeyError(name)  # pragma: no cover - names are checked at compile time
 
 
+def _unprepared(step, record: Record, original: str) -> str:
+    """A step's text other than the prepared one: the original text (`look-in: original`), or the model's
+    own reply while a judge's is parsed (`look-in: model-reply`; the text itself otherwise)."""
+    if step.look_in == "model-reply" and record.model_response is not None:
+        return record.model_response
+    return original
+
+
 class DrawLater:
     """`decide`'s answer, with `defer_stream` set, for a record left to a stream-order random draw:
     the section's name and `options`, the decision each letter would make (`_draw_options`)."""
@@ -265,7 +273,7 @@ class Evaluator:
             if cut and step in cut:
                 raise StepCutOff()
             if traces is None and step.direct is not None:  # a literal find and its pick in one call
-                text = prepared if step.look_in == "prepared" else original
+                text = prepared if step.look_in == "prepared" else _unprepared(step, record, original)
                 if step.prepare is not None:
                     try:
                         text = step.prepare(text)
@@ -279,7 +287,7 @@ class Evaluator:
                 i += 1
                 continue
             if traces is None and step.plain:  # find → pick and nothing else: the short road
-                text = prepared if step.look_in == "prepared" else original
+                text = prepared if step.look_in == "prepared" else _unprepared(step, record, original)
                 cands = step.finder.find(text, opts, False)
                 if cands:
                     answer = step.picker(cands, text, opts, False)[0]
@@ -287,7 +295,7 @@ class Evaluator:
                         return self._fired(section, record, opts, step, answer, None, prepared)
                 i += 1
                 continue
-            text = prepared if step.look_in == "prepared" else original
+            text = prepared if step.look_in == "prepared" else _unprepared(step, record, original)
             if step.prepare is not None:
                 try:
                     text = step.prepare(text)

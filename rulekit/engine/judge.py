@@ -112,6 +112,9 @@ class JudgeClient:
         self.prompt = load_prompt(spec.prompt)
         self.sampling = {"temperature": spec.temperature,
                          "max_tokens": spec.max_tokens or self.prompt.style.max_tokens or DEFAULT_MAX_TOKENS}
+        from rulekit.language.prepare import compile_prepare
+
+        self.prepare_reply = compile_prepare(spec.prepare_reply, lambda i: None)  # checked when the ruleset loaded
         self.replay = SETTINGS.replay
         from rulekit.llm.cache import JudgeCache  # imported on use: most runs have no judge
 
@@ -123,6 +126,8 @@ class JudgeClient:
         """The judge prompt for a record: the reply stripped, as most VLMEvalKit prompts take it, or as
         given (the prompt style's `reply: as-given`, e.g. MATH-Vision's `str(line['prediction'])`)."""
         reply = record.response if isinstance(record.response, str) else str(record.response)
+        if self.prepare_reply is not None:
+            reply = self.prepare_reply(reply)
         if self.prompt.style.reply == "stripped":
             reply = reply.strip()
         return self.prompt.render(record.question_type, record.question, record.choices, prediction=reply,
@@ -196,7 +201,8 @@ def parse_reply(evaluator, section, record: Record, reply: str, grading: bool = 
 
     steps_only = dataclasses.replace(section, fallback=None,
                                      compare=Settled(section.compare) if settled else section.compare)
-    judged = dataclasses.replace(record, response=reply, judge_reply=True, grading_reply=grading)
+    judged = dataclasses.replace(record, response=reply, judge_reply=True, grading_reply=grading,
+                                 model_response=record.response if isinstance(record.response, str) else str(record.response))
     try:
         return evaluator._decide(steps_only, judged, None)
     except Exception as exc:  # a regex timeout or a failing condition: this reply is unusable

@@ -26,7 +26,7 @@ import math
 import re
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from rulekit.core.errors import Loc, RulekitError
 from rulekit.core.record_env import RecordEnv
@@ -263,7 +263,14 @@ class ContainsOptions(Word):
 
     prepare: list[PrepareOp] = []
     either_way: bool = False
+    within_gold: bool = False
     gold_list_literal: bool = False
+
+    @model_validator(mode="after")
+    def _one_direction(self) -> "ContainsOptions":
+        if self.either_way and self.within_gold:
+            raise ValueError("`either-way` and `within-gold` are two different directions: give one")
+        return self
 
 
 class Contains(CompiledOnUse, Word):
@@ -272,7 +279,9 @@ class Contains(CompiledOnUse, Word):
     OCRBench: `[strip, lowercase, {replace: {"\\n": " "}}]`, and for handwritten formulas
     `[strip, {replace: {"\\n": " ", " ": ""}}]` (pick per record with `cases`). `either-way: true`
     also counts the prediction inside the gold (an empty prediction is inside every gold: DynaMath's
-    free-form answers, compared lowercased and unstripped). `gold-list-literal: true` reads a gold
+    free-form answers, compared lowercased and unstripped); `within-gold: true` counts ONLY the
+    prediction inside the gold (VLMEvalKit's DynaMath: `short_answer.lower() in answer.lower()`).
+    `gold-list-literal: true` reads a gold
     string holding a Python list literal ("['Hello', 'hello!']", VLMEvalKit's OCRBench TSV) as that
     list of golds (never eval'd)."""
 
@@ -280,18 +289,19 @@ class Contains(CompiledOnUse, Word):
 
     def compile(self, node: Any = None) -> "CompiledContains":
         """The prepare ops compiled once (errors located in the ruleset file)."""
-        return CompiledContains(compile_word_prepare(self.contains.prepare, node, "contains"),
-                                self.contains.either_way, self.contains.gold_list_literal)
+        o = self.contains
+        return CompiledContains(compile_word_prepare(o.prepare, node, "contains"), o.either_way, o.gold_list_literal,
+                                o.within_gold)
 
 
 class CompiledContains:
     """A `contains` compare with its prepare ops compiled."""
 
-    __slots__ = ("prepare", "either_way", "list_literal")
+    __slots__ = ("prepare", "either_way", "list_literal", "within_gold")
 
-    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False):
+    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False, within_gold: bool = False):
         self.prepare = prepare or (lambda text: text)
-        self.either_way, self.list_literal = either_way, list_literal
+        self.either_way, self.list_literal, self.within_gold = either_way, list_literal, within_gold
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """Some prepared gold inside the prepared prediction (any of a list prediction); with
@@ -299,7 +309,10 @@ class CompiledContains:
         golds = [self.prepare(str(g)) for g in _golds(record.answer, self.list_literal)]
         for p in (pred if isinstance(pred, list) else [pred]):
             text = self.prepare(str(p))
-            if any(g in text or (self.either_way and text in g) for g in golds):
+            if self.within_gold:
+                if any(text in g for g in golds):
+                    return True, 1.0, None
+            elif any(g in text or (self.either_way and text in g) for g in golds):
                 return True, 1.0, None
         return False, 0.0, None
 

@@ -60,6 +60,11 @@ FUNCTIONS = {
     "isjson": "isjson(S): Python's `json.loads(S)` reads S (any JSON value; NaN and Infinity too, a raw control "
               "character inside a string not). CharXiv's judge reply that is JSON but not the object it needs "
               "scores 0 at once, while one that is not JSON is asked again.",
+    "isfloat": "isfloat(S): Python's `float(S)` reads S (surrounding whitespace, a sign, `_` between digits, "
+               "\"1e3\", \"inf\", \"nan\" and other scripts' digits are fine; \"1,000\", \"½\" and \"²\" are not).",
+    "before": "before(S, SEP): the text of S before the first SEP, all of S when SEP is not in it (Python's "
+              "`S.split(SEP)[0]`). DynaMath reads \"2π\" as `float(before(text, 'π'))` times π: "
+              "`isfloat(before(text, 'π'))` says whether it can.",
     "isalpha": "isalpha(S): Python's `S.isalpha()` — S is not empty and every character is a letter (\"AB\"; "
                "not \"A B\", \"A\\n\", \"A1\"). VLMEvalKit's LogicVista keeps a judge reply only when "
                "`isupper(answer) and isalpha(answer)`.",
@@ -68,7 +73,8 @@ FUNCTIONS = {
               "value (None) never matches. Runs with the regex time limit. VLMBlind: "
               "`search('(\\d+)\\s*[xX×,]\\s*(\\d+)', gold)` — the gold is a grid size.",
 }
-_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "isjson": 1, "search": 2}
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "isjson": 1, "isfloat": 1,
+         "before": 2, "search": 2}
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
@@ -205,6 +211,11 @@ class _Build(Transformer):
             return lambda env: str(arg(env)).isalpha()
         if name == "isjson":
             return lambda env: _is_json(str(arg(env)))
+        if name == "isfloat":
+            return lambda env: _is_float(str(arg(env)))
+        if name == "before":
+            sep = fns[1]
+            return lambda env: _before(str(arg(env)), str(sep(env)))
         return lambda env: str(arg(env)).upper()
 
     def list(self, args=None):
@@ -260,6 +271,20 @@ def _is_json(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+def _is_float(text: str) -> bool:
+    """Whether `float(text)` reads it."""
+    try:
+        float(text)
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def _before(text: str, sep: str) -> str:
+    """`text.split(sep)[0]` (an empty separator, which Python refuses, gives the whole text)."""
+    return text.split(sep, 1)[0] if sep else text
 
 
 def _search(tok: Token, pattern_fn, value_fn):

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 from pydantic import Field, model_validator
 
 from rulekit.core.options import OptionSet
+from rulekit.language.prepare import PrepareOp
 from rulekit.language.words import Word, word_union
 
 __all__ = ["FALLBACK_MODELS", "Fallback", "FallbackRun", "final_fallback", "RandomOption", "RandomOptionSpec",
@@ -99,6 +100,7 @@ class JudgeSpec(Word):
     temperature_step: float = Field(default=0.0, ge=0.0)
     equal_if_contains: str | None = Field(default=None, min_length=1)
     scores: bool = False
+    prepare_reply: list[PrepareOp] = []
     grader: "JudgeSpec | None" = None
     then: Fallback | None = None
 
@@ -154,7 +156,9 @@ class Judge(Word):
     (answer, gold) pairs the compare leaves to a judge (e.g. `or-judge`) go to the grader — a grading
     judge (`scores: true` or `equal-if-contains`), its `base-url`/`model` defaulting to this judge's —
     whose replies the section's steps read with `grading_reply` true; no score in its `retries`
-    tries leaves the answer wrong."""
+    tries leaves the answer wrong. `prepare-reply: [OPS]` puts the model's reply through prepare ops
+    before the prompt takes it (VLMEvalKit's DynaMath shows its judge the reply cut to its outer braces,
+    backslashes removed)."""
 
     judge: JudgeSpec
 

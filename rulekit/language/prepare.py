@@ -78,11 +78,14 @@ class ExtractJson(Word):
     without FIELD finds nothing. A key given twice: the last one counts. DynaMath's "short answer".
     `strict: true` reads as `json.loads(text)` with its defaults (a raw control character inside a
     string makes the text not JSON); `require: [KEY, ...]` finds FIELD only in an object that also has
-    those keys (CharXiv keeps a judge's JSON only with both "score" and "extracted_answer")."""
+    those keys (CharXiv keeps a judge's JSON only with both "score" and "extracted_answer");
+    `strings-only: true` finds only a JSON string value (an original that calls string methods on the
+    value fails on a number: VLMEvalKit's DynaMath then reads the whole reply instead)."""
 
     json_field: str = Field(alias="json")  # not `json`: a pydantic model has a `json` method
     strict: bool = False
     require: list[str] = []
+    strings_only: bool = False
 
 
 ExtractSource = Union[BoxedFind, ExtractRegex, ExtractJson]
@@ -222,8 +225,8 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
             spec = source.boxed
             sources.append(lambda t, spec=spec: [t[s:e] for s, e in boxed_spans(t, spec)])
         elif isinstance(source, ExtractJson):
-            sources.append(lambda t, field=source.json_field, strict=source.strict, need=tuple(source.require):
-                           _json_field(t, field, strict, need))
+            sources.append(lambda t, field=source.json_field, strict=source.strict, need=tuple(source.require),
+                           only=source.strings_only: _json_field(t, field, strict, need, only))
         else:
             pattern = compile_regex(source.regex, loc)
             if source.group not in pattern.groupindex:
@@ -243,7 +246,7 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
     return extract
 
 
-def _json_field(text: str, field: str, strict: bool = False, require: tuple = ()) -> list[str]:
+def _json_field(text: str, field: str, strict: bool = False, require: tuple = (), strings_only: bool = False) -> list[str]:
     """[the field's value as text] when `text` is a JSON object holding `field` (not null) and the
     `require`d keys, else []."""
     try:
@@ -253,7 +256,9 @@ def _json_field(text: str, field: str, strict: bool = False, require: tuple = ()
     if not isinstance(value, dict) or any(key not in value for key in require):
         return []
     found = value.get(field)
-    return [] if found is None else [found if isinstance(found, str) else str(found)]
+    if found is None or (strings_only and not isinstance(found, str)):
+        return []
+    return [found if isinstance(found, str) else str(found)]
 
 
 def _slice(op: SliceOp, loc: Loc | None) -> Callable[[str], str]:

@@ -43,7 +43,9 @@ class Step(Word):
     """One extraction step. Steps run in order; the first that fires decides.
 
     `find` produces candidates in the step's text (`look-in: prepared` after the section's
-    `prepare`, or `original`, then the step's own `prepare`); `when` guards the step (it may use
+    `prepare`, or `original`, then the step's own `prepare`; `model-reply`: while the steps read a
+    judge's reply, the model's own reply instead — VLMEvalKit's DynaMath, its judge failing, still
+    looks for the gold letter in the first three characters of the model's reply); `when` guards the step (it may use
     `candidates`/`distinct`); `where` keeps the candidates it is true for; `pick` turns the kept
     candidates into an answer. `answer:` fixes the answer when anything was found (e.g. `Z` for a
     refusal) and `outcome: abstain` marks it as the ruleset declining. `skip-to: STEP` continues at
@@ -56,7 +58,7 @@ class Step(Word):
     id: str
     description: str | None = None
     enabled: bool = True
-    look_in: Literal["prepared", "original"] = "prepared"
+    look_in: Literal["prepared", "original", "model-reply"] = "prepared"
     prepare: list[PrepareOp] = []
     when: str | None = None
     find: Find | None = None

@@ -14,6 +14,7 @@ reply: stripped                               # judge prompts: the model's reply
 fill: {meta.grading_query: {"{PREDICTION}": prediction}}  # a slot in a variable's value filled by another
 multiple-choice:                              # parts, concatenated
   - {text: "Hint: {hint}\\n", if: hint}       # a part only when the variable is non-empty
+  - {text: "...", if: meta.answer_type, equals: float}   # ... or has exactly that value
   - "Question: {question}\\n"
 open: [...]
 ```
@@ -55,11 +56,13 @@ class _Word(BaseModel):
 
 class Part(_Word):
     """One conditional piece of a template: `text`, written only when variable `if` is non-empty
-    (or, with `unless`, only when it is empty)."""
+    (or, with `unless`, only when it is empty); with `equals: VALUE`, only when variable `if` is
+    exactly VALUE (DynaMath's judge instruction depends on `meta.answer_type`)."""
 
     text: str
     if_: str | None = None
     unless: str | None = None
+    equals: str | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
                               alias_generator=lambda n: "if" if n == "if_" else _dash(n))
@@ -122,6 +125,10 @@ class Prompt:
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
             set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
             set() if style.fill else {"fill"}))
+        for section in ("multiple-choice", "open"):  # a part without `equals` keeps the fingerprint it had
+            for part in dumped.get(section) or []:
+                if isinstance(part, dict) and part.get("equals") is None:
+                    part.pop("equals", None)
         blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)
@@ -190,7 +197,7 @@ class Prompt:
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
-            if part.if_ and not values.get(part.if_):
+            if part.if_ and (not values.get(part.if_) if part.equals is None else values.get(part.if_) != part.equals):
                 continue
             if part.unless and values.get(part.unless):
                 continue
