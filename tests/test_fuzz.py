@@ -606,7 +606,7 @@ class RulesetGen(CondGen):
     def prepare_op(self):
         ops = self.prepare_ops()
         if self.chance(0.2):
-            return self.v(["strip", "lowercase", "uppercase", "collapse-whitespace"], ["titlecase"])
+            return self.v(["strip", "lowercase", "uppercase", "collapse-whitespace", "ascii-digits"], ["titlecase"])
         return ops[self.pick(sorted(ops))]()
 
     def when_src(self) -> str:

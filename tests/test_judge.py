@@ -167,3 +167,16 @@ def test_generate_then_judge_through_vllm_serve_end_to_end(vllm_server, items_fi
     assert (tmp_path / "one" / "vlmevalkit+judge.decisions.jsonl").read_bytes() == \
         (tmp_path / "two" / "vlmevalkit+judge.decisions.jsonl").read_bytes()
     assert json.loads(replay.stdout)["results"][0]["fingerprint"] == res["fingerprint"]
+
+
+def test_prompt_fingerprints_stay_put_when_the_prompt_language_grows():
+    """A prompt style's fingerprint is part of every judge cache key: words added to the prompt language
+    (`replace`, `reply`, `fill`, a part's `equals`) must not change the fingerprint of a style that does not
+    use them, or every cached judge reply would be orphaned. Pinned as of 2026-11-25."""
+    from rulekit.llm.prompts import load_prompt
+
+    pinned = {"lmms-eval-mmmu-qwen3-vl": "369f8de787d5", "lmms-eval-mmmu": "d9f5a714aea5",
+              "mathvista-judge": "5d1a004ead48", "mmevalpro-llm": "88d3befbc96e", "mmevalpro-lmm": "44d529dccece",
+              "physics-judge": "92a351147d38", "vlmevalkit-judge": "aaecd26d6b34", "vlmevalkit-mcq": "20ab3de97746",
+              "vlmevalkit-mmvet": "7788ab88bc86"}
+    assert {name: load_prompt(name).fingerprint for name in pinned} == pinned

@@ -314,15 +314,38 @@ def _punctuation(op: PunctuationOp, loc: Loc | None) -> Callable[[str], str]:
 
 
 # ---------------------------------------------------------------- the registry
-BARE_PREPARE = Literal["strip", "lowercase", "uppercase", "collapse-whitespace"]
+BARE_PREPARE = Literal["strip", "lowercase", "uppercase", "collapse-whitespace", "ascii-digits"]
 BARE_PREPARE_DOC = {
     "strip": "remove whitespace at both ends.",
     "lowercase": "lowercase the text (Python `str.lower`).",
     "uppercase": "uppercase the text (Python `str.upper`).",
     "collapse-whitespace": "replace every run of whitespace with one space.",
+    "ascii-digits": "write every decimal digit of any script as its ASCII digit (\"٥\" → \"5\"), as Python's "
+                    "int() and float() read them, so that a later literal read sees what they see.",
 }
+
+
+def _ascii_digits(text: str) -> str:
+    """Every Unicode decimal digit (category Nd) as its ASCII digit."""
+    if text.isascii():
+        return text
+    if not _DIGITS:
+        _DIGITS.update(_digit_table())
+    return text.translate(_DIGITS)
+
+
+def _digit_table() -> dict[int, str]:
+    import sys
+    import unicodedata
+
+    return {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
+            if unicodedata.category(chr(c)) == "Nd"}
+
+
+_DIGITS: dict[int, str] = {}
 _BARE: dict[str, Callable[[str], str]] = {"strip": str.strip, "lowercase": str.lower, "uppercase": str.upper,
-                                          "collapse-whitespace": lambda t: " ".join(t.split())}
+                                          "collapse-whitespace": lambda t: " ".join(t.split()),
+                                          "ascii-digits": _ascii_digits}
 
 # name in YAML → (model, compile(op, loc) → str → str). The order is the schema's (new ops go last).
 PREPARE: dict[str, tuple[type[Word], Callable[..., Callable[[str], str]]]] = {
