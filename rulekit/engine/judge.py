@@ -270,8 +270,12 @@ def _then_grade(evaluator, section, record: Record, spec, answer, traces, text: 
     """A two-stage judge: the extracting judge's answer under the section's compare; what the compare
     leaves to a judge goes to the grader (no score from it: the answer is wrong)."""
     verdict = scored_decision(section.compare, answer, record, None, "judge", "judge", trace=traces, text=text)
-    if verdict.outcome != "unresolved" or not getattr(verdict.message, "pairs", ()):
+    if verdict.outcome != "unresolved":
         return verdict if verdict.message else dataclasses.replace(verdict, message=said)
+    if not getattr(verdict.message, "pairs", ()):  # nothing for a grader: settled, as a one-stage judge's answer
+        settled = scored_decision(Settled(section.compare), answer, record, None, "judge", "judge", trace=traces,
+                                  text=text)
+        return dataclasses.replace(settled, message=said)
     grader = client_for(spec.grader_spec())
     graded = (_score(evaluator, section, grader, record, verdict, traces, text) if grader.spec.scores
               else _grade(grader, record, verdict, traces, text))
