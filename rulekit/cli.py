@@ -10,20 +10,39 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from rulekit.core.errors import ErrorGroup, RulekitError, UsageError
 
-# markup=False: names, ids and texts come from rulesets and input files, so `[bold]` or `[/]` in them is
-# text to show, never styling to apply (styles are given as rich Text objects)
-_ERR = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+
+@functools.lru_cache(maxsize=1)
+def _err():
+    """stderr's console, made on first use: rich is imported only by a command that prints (~15 ms of
+    start-up otherwise). markup=False: names, ids and texts come from rulesets and input files, so
+    `[bold]` or `[/]` in them is text to show, never styling to apply (styles are rich Text objects)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
-def _out() -> Console:
+def _out():
+    from rich.console import Console
+
     console = Console(highlight=False, soft_wrap=False, markup=False)
     if not console.is_terminal:
         console = Console(highlight=False, soft_wrap=False, width=200, markup=False)
     return console
+
+
+class _LazyOut:
+    """stdout's console for `eval`, made only when something is drawn: JSON and Markdown go straight
+    to `file` (stdout), so those runs never import rich."""
+
+    @property
+    def file(self):
+        return sys.stdout
+
+    def __getattr__(self, name: str):
+        return getattr(_out(), name)
 
 
 def user_errors(fn):
@@ -36,13 +55,13 @@ def user_errors(fn):
         except RulekitError as exc:
             if ctx.find_root().params.get("debug"):
                 raise
-            _ERR.print(exc.render())
+            _err().print(exc.render())
             ctx.exit(2)
         except Terminated as exc:
-            _ERR.print(f"terminated by {exc.args[0]}; no partial output was written")
+            _err().print(f"terminated by {exc.args[0]}; no partial output was written")
             ctx.exit(128 + exc.args[1])
         except KeyboardInterrupt:
-            _ERR.print("interrupted; no partial output was written")
+            _err().print("interrupted; no partial output was written")
             ctx.exit(130)
     return wrapper
 
@@ -100,7 +119,7 @@ def _unique(loaded: list) -> list:
     out = []
     for rs, name in zip(loaded, unique_names([rs.name for rs in loaded])):
         if name != rs.name:
-            _ERR.print(f"note: more than one ruleset is named `{rs.name}`; the one from {rs.files[-1]} is "
+            _err().print(f"note: more than one ruleset is named `{rs.name}`; the one from {rs.files[-1]} is "
                        f"reported as `{name}`")
             rs = dataclasses.replace(rs, name=name)
         out.append(rs)
@@ -116,7 +135,7 @@ def _paths(inputs: tuple[str, ...]) -> list[str]:
         note = f"note: no INPUT given: scoring the bundled sample ({paths[0]})"
         if _stdin_has_data():
             note += "; stdin is not read unless you pass - as INPUT"
-        _ERR.print(note)
+        _err().print(note)
     for p in paths:
         if p != "-" and not Path(p).exists():
             raise UsageError(f"input file not found: {p}", code="E401")
@@ -144,16 +163,17 @@ def _with_breakdowns(loaded: list, by: str | None) -> list:
 def _suggest_rulesets(inputs: tuple[str, ...], loaded: list) -> None:
     """A note when an input's file name names a registered benchmark (`<model>_<dataset>.xlsx`) that no
     chosen ruleset scores the way its framework does (rulekit/data/benchmarks.yaml)."""
+    stems = [(Path(path).name, Path(path).name.split(".", 1)[0]) for path in inputs]
+    if not any("_" in stem for _, stem in stems):  # no `<model>_<dataset>` name: the registry is not read
+        return
     from rulekit.report.reproduce import split_name
 
     chosen = {rs.name for rs in loaded}
-    for path in inputs:
-        name = Path(path).name
-        stem = name.split(".", 1)[0]
+    for name, stem in stems:
         model, bench, family = split_name(stem)
         if family is None or chosen & set(family.rulesets + family.judged):
             continue
-        _ERR.print(f"note: {name} looks like {family.framework}'s {bench} output ({model}); {family.framework} scores it "
+        _err().print(f"note: {name} looks like {family.framework}'s {bench} output ({model}); {family.framework} scores it "
                    f"with {', '.join(family.rulesets)} (`rulekit reproduce` names the generation)")
 
 
@@ -200,7 +220,7 @@ def input_options(fn):
             return fn(*args, **kwargs)
         finally:
             for line in WARNINGS.lines():
-                _ERR.print(line)
+                _err().print(line)
             WARNINGS.clear()
             WARNINGS.strict = False
     for option in reversed(_input_options):
@@ -211,17 +231,17 @@ def input_options(fn):
 def _progress(enabled: bool, sized: bool):
     """The eval progress bar: over the input's bytes (percent and time left) when their total is known,
     else a count of records."""
+    if not enabled:
+        return None
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
 
-    if not enabled:
-        return None
     if sized:
         return Progress(TextColumn("scoring"), BarColumn(), TaskProgressColumn(),
                         TextColumn("{task.fields[records]:,} records {task.fields[rate]}"), TimeElapsedColumn(),
-                        TextColumn("elapsed,"), TimeRemainingColumn(), TextColumn("left"), console=_ERR, transient=True)
+                        TextColumn("elapsed,"), TimeRemainingColumn(), TextColumn("left"), console=_err(), transient=True)
     return Progress(TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                    TimeElapsedColumn(), console=_ERR, transient=True)
+                    TimeElapsedColumn(), console=_err(), transient=True)
 
 
 @main.command("eval")
@@ -257,8 +277,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     paths, field_map = _paths(inputs), parse_field_map(fields)
     _suggest_rulesets(inputs, loaded)
     position = ReadPosition(paths)
-    prepared = prepare_eval(loaded, read_records(paths, field_map, position=position), seed, _out(),
-                            status=_ERR if fmt == "table" else None, **judge)  # judge: overrides, dry run, prefetch
+    prepared = prepare_eval(loaded, read_records(paths, field_map, position=position), seed, _LazyOut(),
+                            status=_err() if fmt == "table" else None, **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
     loaded, records = prepared
@@ -266,7 +286,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
     if not judged:
         position = ReadPosition(paths)  # what evaluate_files reads, below
     total = len(records) if judged else position.total  # records, or the input's bytes (None: a stream)
-    progress = _progress(fmt == "table" and _ERR.is_terminal, bool(total))
+    progress = _progress(fmt == "table" and _err().is_terminal, bool(total))
     start, task = time.perf_counter(), None
 
     def on_progress(done: int, read: int | None = None) -> None:
@@ -287,7 +307,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
                                max_chars=max_chars)
         else:
             if workers > 1 and (why := why_sequential(loaded, paths)):
-                _ERR.print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
+                _err().print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers,
                                      position=position)
@@ -306,7 +326,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
 
         click.echo(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
         return
-    print_results(results, fmt, _out(), band)
+    print_results(results, fmt, _LazyOut(), band)
 
 
 @main.command()
@@ -353,16 +373,16 @@ def check(files):
         try:
             warnings = lint(name)
         except ErrorGroup as exc:
-            _ERR.print(exc.render(), markup=False)
+            _err().print(exc.render(), markup=False)
             problems += len(exc.errors)
             continue
         except RulekitError as exc:
-            _ERR.print(exc.render(), markup=False)
+            _err().print(exc.render(), markup=False)
             problems += 1
             continue
         any_warnings = any_warnings or bool(warnings)
         for w in warnings:
-            _ERR.print(w.render().replace("error[", "warning[", 1), markup=False)
+            _err().print(w.render().replace("error[", "warning[", 1), markup=False)
         click.echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
     if problems:
         click.get_current_context().exit(2)
@@ -576,7 +596,7 @@ def generate(model, data, split, data_config, layout, prompt, output, resume, ov
     """Generate model replies with vLLM (offline engine, or a server with --base-url) into our records."""
     from rulekit.generate.cli import run_generate
 
-    run_generate(_ERR, locals())
+    run_generate(_err(), locals())
 
 
 @main.command()

@@ -150,7 +150,8 @@ def test_eval_progress_knows_the_input_size(workers, monkeypatch):
     from conftest import CORPUS
 
     buf = io.StringIO()
-    monkeypatch.setattr(cli, "_ERR", Console(file=buf, force_terminal=True, width=150, stderr=True))
+    console = Console(file=buf, force_terminal=True, width=150, stderr=True)
+    monkeypatch.setattr(cli, "_err", lambda: console)
     result = CliRunner().invoke(cli.main, ["eval", "-r", "vlmevalkit", str(CORPUS), "--workers", workers])
     assert result.exit_code == 0, result.output
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buf.getvalue()).replace("\r", "\n")

@@ -86,7 +86,8 @@ def test_a_terminal_sees_the_judge_requests_and_cache_hits_live(tmp_path, monkey
         fill_cache(cache, r, ["B"])
     data = write_records(tmp_path / "in.jsonl", records)
     buf = io.StringIO()
-    monkeypatch.setattr(cli, "_ERR", Console(file=buf, force_terminal=True, width=160, stderr=True))
+    console = Console(file=buf, force_terminal=True, width=160, stderr=True)
+    monkeypatch.setattr(cli, "_err", lambda: console)
     result = invoke("eval", "-r", "vlmevalkit+judge", data, "--judge-replay", "--judge-cache", cache,
                     "--judge-model", "m", "--judge-url", "http://127.0.0.1:9/v1")
     assert result.exit_code == 0, result.output

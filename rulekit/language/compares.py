@@ -20,7 +20,6 @@ quirks included, because each reproduces a benchmark's published numbers:
 * `yes-no`, `int` and `exact: {case: lower-prediction}` — Omni3DBench's other answer types.
 * `cases`    — choose one of the above per record by a condition (Omni3DBench's `answer_type`).
 """
-from __future__ import annotations
 
 import math
 import re
@@ -90,7 +89,7 @@ class Exact(Word):
     both texts go through the same ops first: VLMBlind reads a grid gold "5, 4" as "5x4" with
     `regex-replace`, and a prediction already in that form passes through unchanged."""
 
-    exact: ExactOptions = ExactOptions()
+    exact: ExactOptions = ExactOptions.model_construct()
 
     def compile(self, node: Any = None) -> Any:
         """Itself, or with `prepare` ops: an object whose `verdict` runs them (compiled once, errors
@@ -148,7 +147,7 @@ class Relaxed(Word):
     texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
     Atropos' ChartQA)."""
 
-    relaxed: RelaxedOptions = RelaxedOptions()
+    relaxed: RelaxedOptions = RelaxedOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
@@ -194,7 +193,7 @@ class Anls(Word):
     gold); `correct-from: 0.5` makes a record correct when s reaches 0.5 (Atropos' DocVQA
     "accuracy"), not only at 1."""
 
-    anls: AnlsOptions = AnlsOptions()
+    anls: AnlsOptions = AnlsOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
@@ -227,7 +226,7 @@ class Mra(Word):
     else 0. A gold that is not a number is an `error`. `correct` only when every threshold passes;
     a list gold: the best of them."""
 
-    mra: MraOptions = MraOptions()
+    mra: MraOptions = MraOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
@@ -251,7 +250,7 @@ class YesNo(Word):
     inside "eyes", and a reply holding both words is right either way), as a whole word (`word`), or
     as the whole stripped prediction (`exact`)."""
 
-    yes_no: YesNoOptions = YesNoOptions()
+    yes_no: YesNoOptions = YesNoOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
@@ -285,7 +284,7 @@ class Contains(CompiledOnUse, Word):
     string holding a Python list literal ("['Hello', 'hello!']", VLMEvalKit's OCRBench TSV) as that
     list of golds (never eval'd)."""
 
-    contains: ContainsOptions = ContainsOptions()
+    contains: ContainsOptions = ContainsOptions.model_construct()
 
     def compile(self, node: Any = None) -> "CompiledContains":
         """The prepare ops compiled once (errors located in the ruleset file)."""
@@ -333,7 +332,7 @@ class Fuzzy(Word):
     of the gold's distinct words. A list gold: any of them. `empty-prediction: compare` lets an
     empty prediction through the tests (it is inside every gold: MMVet's no-key scorer)."""
 
-    fuzzy: FuzzyOptions = FuzzyOptions()
+    fuzzy: FuzzyOptions = FuzzyOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, 1.0 or 0.0, None) of `pred` for the record's golds."""
@@ -364,7 +363,7 @@ class WordRecall(Word):
     gold without words score 0; correct only at 1. A list gold: the best of them. Atropos' CharXiv
     descriptive questions without a judge."""
 
-    word_recall: WordRecallOptions = WordRecallOptions()
+    word_recall: WordRecallOptions = WordRecallOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(score == 1, score, None): the best recall over the golds (and a list prediction's items)."""
@@ -397,7 +396,7 @@ class NumbersNear(Word):
     read with `float()`. A reply listing many numbers passes when any one is near. Atropos' CharXiv
     reasoning questions without a judge (after the gold-inside-the-reply test: use `any-of`)."""
 
-    numbers_near: NumbersNearOptions = NumbersNearOptions()
+    numbers_near: NumbersNearOptions = NumbersNearOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, 1.0 or 0.0, None)."""
@@ -424,7 +423,7 @@ class LetterSet(Word):
     set of the gold's characters that are among `letters` (either case). An empty prediction is
     wrong; order and repeats do not matter ("C, A" meets the gold "AC"). Atropos' LogicVista."""
 
-    letter_set: LetterSetOptions = LetterSetOptions()
+    letter_set: LetterSetOptions = LetterSetOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, 1.0 or 0.0, None) of `pred` for the record's gold(s)."""
@@ -454,7 +453,7 @@ class SortedJoin(Word):
     meets "A,C" (no space: one piece "a,c"). Unlike `letter-set`, every character of the prediction
     counts. A list gold: any of them."""
 
-    sorted_join: SortedJoinOptions = SortedJoinOptions()
+    sorted_join: SortedJoinOptions = SortedJoinOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, 1.0 or 0.0, None) of `pred` for the record's gold(s)."""
@@ -478,7 +477,7 @@ class Judged(Word):
     prediction's distinct items are judged each (the record's score is their mean); a judge's own
     answer is never judged again (it scores 0)."""
 
-    judged: JudgedOptions = JudgedOptions()
+    judged: JudgedOptions = JudgedOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(False, 0.0, an `Unresolved` problem listing every pair for the judge); no gold: wrong."""
@@ -636,10 +635,7 @@ COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, 
                   "judged": Judged, "cases": Cases}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
-CompareCase.model_rebuild()
-AnyOf.model_rebuild()
-OrJudge.model_rebuild()
-Tier.model_rebuild()
+# (the forward references above resolve when a model is first used: models build lazily, see Word)
 
 
 # ---------------------------------------------------------------- normalize

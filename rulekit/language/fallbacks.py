@@ -8,7 +8,6 @@ The engine calls `section.fallback.decide(run)` and nothing else, so a new fallb
 model here (plus its golden cases); a word that needs a new engine capability adds it to
 `FallbackRun` and to the engine's implementation of it (rulekit/engine/decide.py).
 """
-from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
@@ -54,7 +53,7 @@ class RandomOptionSpec(Word):
 class RandomOption(Word):
     """`random-option: {...}` — guess a letter at random (outcome `fallback`; expected accuracy counts 1/k)."""
 
-    random_option: RandomOptionSpec = RandomOptionSpec()
+    random_option: RandomOptionSpec = RandomOptionSpec.model_construct()
 
     def decide(self, run: FallbackRun) -> Any:
         """A letter drawn from the record's options (plus `extra`); no options is an `error`."""
@@ -102,7 +101,7 @@ class JudgeSpec(Word):
     scores: bool = False
     prepare_reply: list[PrepareOp] = []
     grader: "JudgeSpec | None" = None
-    then: Fallback | None = None
+    then: "Fallback | None" = None
 
     @model_validator(mode="after")
     def _one_grading_mode(self) -> "JudgeSpec":
@@ -169,8 +168,7 @@ class Judge(Word):
 
 FALLBACK_MODELS = {"random-option": RandomOption, "constant": Constant, "abstain": Abstain, "judge": Judge}
 Fallback = word_union(FALLBACK_MODELS)
-JudgeSpec.model_rebuild()
-Judge.model_rebuild()
+# (the forward references above resolve when a model is first used: models build lazily, see Word)
 
 
 def final_fallback(fallback):

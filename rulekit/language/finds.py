@@ -3,7 +3,6 @@
 entry in FIND_MODELS / COMPILERS, side by side. A new find is one class pair and two registry lines
 here; the schema, validation, `rulekit vocabulary`, `rulekit schema` and `explain` read the registry.
 """
-from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Literal, Union
@@ -79,7 +78,7 @@ class OptionTextFind(Word):
     """`option-text: {case: ignore}` — each option whose text occurs in the text as a substring; the answer
     is its letter. An empty option text always occurs (at the end, for `rightmost`)."""
 
-    option_text: OptionTextOptions = OptionTextOptions()
+    option_text: OptionTextOptions = OptionTextOptions.model_construct()
 
 
 class PhrasesFind(Word):
@@ -128,7 +127,7 @@ class BoxedFind(Word):
     everything; elsewhere the record's outcome is `error`). Use `pick: all` for every box, `last` for
     the final one."""
 
-    boxed: BoxedOptions = BoxedOptions()
+    boxed: BoxedOptions = BoxedOptions.model_construct()
 
 
 class YesNoFindOptions(Word):
@@ -149,7 +148,7 @@ class YesNoFind(Word):
     reply that begins with one (a prefix check, e.g. POPE-style yes/no extraction before searching
     the whole reply)."""
 
-    yes_no: YesNoFindOptions = YesNoFindOptions()
+    yes_no: YesNoFindOptions = YesNoFindOptions.model_construct()
 
 
 # ---------------------------------------------------------------- compiled forms

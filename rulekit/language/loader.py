@@ -7,16 +7,15 @@ back into the file that wrote them, also through `extends:` and `from:`.
 from __future__ import annotations
 
 import difflib
-import hashlib
 from pathlib import Path
 from typing import Any
 
-import orjson
 import yaml
 from pydantic import ValidationError
 
 from rulekit.core.errors import ErrorGroup, Loc, RulesetError
 from rulekit.core.resources import builtin_rulesets
+from rulekit.language.fingerprint import fingerprint, plain_data  # noqa: F401  (re-exported)
 
 
 class LocDict(dict):
@@ -371,27 +370,6 @@ def _resolve_relative(name: str, including: Path) -> str:
     if name not in builtin_rulesets() and local.is_file():
         return str(local)
     return name
-
-
-def fingerprint(data: Any, seed: int | None) -> str:
-    """Short hash of a ruleset's merged, normalized content and the seed: a number's provenance."""
-    try:
-        blob = orjson.dumps(plain_data(data), option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # e.g. integers beyond 64 bits: fall back to the standard library
-        import json
-        blob = json.dumps(plain_data(data), sort_keys=True, default=str).encode()
-    blob += f"|seed={seed}".encode()
-    return hashlib.sha256(blob).hexdigest()[:12]
-
-
-def plain_data(value: Any) -> Any:
-    """A loaded ruleset mapping as plain dicts and lists, without its documentation keys (what the
-    fingerprint hashes)."""
-    if isinstance(value, dict):
-        return {str(k): plain_data(v) for k, v in value.items() if k not in ("examples", "summary", "description")}
-    if isinstance(value, list):
-        return [plain_data(v) for v in value]
-    return value
 
 
 def locate(data: Any, path: tuple) -> Loc | None:

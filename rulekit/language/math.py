@@ -12,7 +12,6 @@ Nothing here imports SymPy: `equivalent`'s `sympy`, `interval` and `equation` te
 worker process of `rulekit.core.symbolic`, so a pathological expression costs one `timeout` and the
 record's outcome `error`, never a hung run.
 """
-from __future__ import annotations
 
 import math
 import re
@@ -57,7 +56,7 @@ class IntEqual(Word):
     whitespace, a sign and `_` between digits are accepted; "42." / "4.0" / "four" do not parse and
     are wrong. A list gold: any of them."""
 
-    int_equal: NumberEqualOptions = NumberEqualOptions()
+    int_equal: NumberEqualOptions = NumberEqualOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
@@ -68,7 +67,7 @@ class FloatEqual(Word):
     """`float-equal` — Python `float()` of the whole prediction equals `float()` of the gold EXACTLY
     (no tolerance; "1e3", " 2.50 ", "inf" parse; "1,000" and "$5" do not). A list gold: any of them."""
 
-    float_equal: NumberEqualOptions = NumberEqualOptions()
+    float_equal: NumberEqualOptions = NumberEqualOptions.model_construct()
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
@@ -95,7 +94,7 @@ class NumericTest(Word):
     `precision` × `slack`; `rel: 0.05` instead allows 5 % of |second|. Does not apply when either side
     is not a number. Which answer is first: see `arguments`."""
 
-    numeric: NumericSpec = NumericSpec()
+    numeric: NumericSpec = NumericSpec.model_construct()
 
 
 SympyCheck = Literal["structural", "value", "difference", "zero-difference", "equals"]
@@ -133,13 +132,13 @@ class SympyTest(Word):
     worker, so a busy machine decides as an idle one) — running past it makes the record's outcome
     `error`."""
 
-    sympy: SympySpec = SympySpec()
+    sympy: SympySpec = SympySpec.model_construct()
 
 
 class IntervalSpec(Word):
     """Options of the `interval` test."""
 
-    endpoints: SympySpec = SympySpec()
+    endpoints: SympySpec = SympySpec.model_construct()
     union: str = "\\cup"
     on_error: OnError = "stop"
 
@@ -151,7 +150,7 @@ class IntervalTest(Word):
     `endpoints` sympy options. Otherwise the test does not apply. `on-error: stop` (default): an
     endpoint error makes the pair unequal, skipping the remaining tests (as OlympiadBench)."""
 
-    interval: IntervalSpec = IntervalSpec()
+    interval: IntervalSpec = IntervalSpec.model_construct()
 
 
 class EquationSpec(Word):
@@ -166,7 +165,7 @@ class EquationTest(Word):
     simplify; equal when either quotient simplifies to a non-zero integer (x = 1 ≡ 2x = 2). Anything
     else is an error of the test."""
 
-    equation: EquationSpec = EquationSpec()
+    equation: EquationSpec = EquationSpec.model_construct()
 
 
 class JudgeIfContains(Word):
@@ -225,12 +224,12 @@ class EquivalentSpec(Word):
     """Options of `equivalent`."""
 
     arguments: Literal["gold-first", "prediction-first"] = "gold-first"
-    gold: GoldSpec = GoldSpec()
+    gold: GoldSpec = GoldSpec.model_construct()
     prepare: list[_P.PrepareOp] = []
     split: Optional[SplitSpec] = None
     tests: list[Test] = []
     credit: Literal["match", "fraction"] = "match"
-    precision: PrecisionSpec = PrecisionSpec()
+    precision: PrecisionSpec = PrecisionSpec.model_construct()
     otherwise: Otherwise = "wrong"
     timeout: float = 5.0
 
@@ -295,7 +294,7 @@ class Arithmetic(Word):
     call, and is not read; a text it cannot parse is not equal (VLMEvalKit's MATH-Vision is_equal,
     second branch)."""
 
-    arithmetic: ArithmeticOptions = ArithmeticOptions()
+    arithmetic: ArithmeticOptions = ArithmeticOptions.model_construct()
 
     def compile(self, node: Any = None) -> "CompiledArithmetic":
         """The prepare ops compiled once (errors located in the ruleset file)."""

@@ -3,7 +3,6 @@ rightmost, ...). Each pick's model (documented by its docstring), the compiled `
 registry PICKS live here, with `direct_literal_pick`, which fuses a literal find with its pick.
 A new pick is a model, its registry line and its branch in `Picker.__call__`, all in this module.
 """
-from __future__ import annotations
 
 import random
 import re
@@ -39,7 +38,7 @@ class RightmostOptions(Word):
 class Rightmost(Word):
     """`rightmost` — the answer whose own match was last seen (start of its last occurrence)."""
 
-    rightmost: RightmostOptions = RightmostOptions()
+    rightmost: RightmostOptions = RightmostOptions.model_construct()
 
 
 class RandomPickOptions(Word):
@@ -55,7 +54,7 @@ class RandomPick(Word):
     seed (Atropos' last-resort letter: `for letter in reversed(list(set_of_letters))`), which picks
     each present letter with about equal chance from one run to the next."""
 
-    random: RandomPickOptions = RandomPickOptions()
+    random: RandomPickOptions = RandomPickOptions.model_construct()
 
 
 class FirstOf(Word):

@@ -4,7 +4,6 @@ side by side. `compile_prepare` chains a list of them; the schema, validation, `
 and `rulekit schema` read PREPARE_MODELS. A new op is one model, one compile function and one
 registry line here.
 """
-from __future__ import annotations
 
 import json
 import re
@@ -147,7 +146,7 @@ class PunctuationOp(Word):
     passes `re.UNICODE` (32) as `re.sub`'s count, so a reply with more than 32 such periods keeps the
     rest (`periods: null` removes all)."""
 
-    punctuation: PunctuationSpec = PunctuationSpec()
+    punctuation: PunctuationSpec = PunctuationSpec.model_construct()
 
 
 class RegexReplaceSpec(Word):

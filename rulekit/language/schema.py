@@ -3,7 +3,6 @@
 Every model's docstring is the user documentation of that vocabulary word: `rulekit vocabulary`
 prints them and `rulekit schema` exports the JSON Schema for editors.
 """
-from __future__ import annotations
 
 from typing import Any, Literal, Union
 
@@ -307,7 +306,7 @@ class Ruleset(Word):
     extends: str | None = None
     multiple_choice: Section | None = None
     open: Section | None = None
-    metrics: Metrics = Metrics()
+    metrics: Metrics = Metrics.model_construct()
     examples: list[Example] = []
 
     @field_validator("ruleset")

@@ -1,7 +1,6 @@
 """Vocabulary: `metrics: groups:` — how rows form groups (MMEvalPro triplets, CircularEval rotations,
 WeMath composite problems) and what is reported. Computed by `rulekit.metrics.groups`, whose
 docstring describes every figure."""
-from __future__ import annotations
 
 import re
 from typing import Any
@@ -28,7 +27,7 @@ class WholeSpec(BaseModel):
     """`whole: {field: key, pattern: "multi$"}` — the row of a group whose `field` matches the regex
     `pattern` is the composite question; the group's other rows are its parts."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     field: str = Field(min_length=1, description="record field naming the row's part, e.g. key")
     pattern: str = Field(min_length=1, description="regex (re.search) that marks the whole question, e.g. multi$")
@@ -50,7 +49,7 @@ class GroupSpec(BaseModel):
     YAML keys use dashes (``group-by``); Python names work too (``group_by``).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     group_by: str | tuple[str, ...] = Field(
         alias="group-by", min_length=1,
@@ -108,7 +107,7 @@ class GroupSpec(BaseModel):
         raise ValueError(f"require must be 'all', 'any' or 'at-least N', got {v!r}")
 
     @model_validator(mode="after")
-    def _check(self) -> GroupSpec:
+    def _check(self) -> "GroupSpec":
         if (self.role is None) != (self.roles is None):
             raise ValueError("`role` (the field) and `roles` (its labels) go together")
         if self.roles is not None:

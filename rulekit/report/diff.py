@@ -90,7 +90,7 @@ def _compiled(result: Result, given):
         return given
     try:
         from rulekit.engine.compiler import load_ruleset
-        from rulekit.language.loader import fingerprint
+        from rulekit.language.fingerprint import fingerprint
 
         rs = load_ruleset(result.ruleset)
         return rs if fingerprint(rs.data, result.seed) == result.fingerprint else None

@@ -1,12 +1,10 @@
-"""Render evaluation results: rich tables for terminals, JSON and Markdown for files and CI."""
+"""Render evaluation results: rich tables for terminals, JSON and Markdown for files and CI (rich is
+imported only where a table is drawn: JSON and Markdown output start faster without it)."""
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from rulekit.run.evaluate import Result
 from rulekit.core.trace import OUTCOMES
@@ -31,6 +29,9 @@ def _has_fallback(results: list[Result]) -> bool:
 
 def results_table(results: list[Result], band: dict | None = None) -> Table:
     """One row per ruleset: accuracy (and expected accuracy when random fallbacks happened), outcomes."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="rulekit eval", title_justify="left")
     table.add_column("ruleset", style="bold")
     table.add_column("n", justify="right")
@@ -86,7 +87,7 @@ def results_markdown(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def print_results(results: list[Result], fmt: str, console: Console, band: dict | None = None) -> None:
+def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None) -> None:
     """Print results in the chosen format; group metrics get their own table."""
     if fmt == "json":
         console.file.write(results_json(results, {"band": band} if band else None) + "\n")
@@ -113,6 +114,8 @@ def print_results(results: list[Result], fmt: str, console: Console, band: dict 
 
 def _totals_table(ruleset: str, name: str, entry: dict) -> Table:
     """`metrics: totals:` — the sums first, then the total of each field value."""
+    from rich.table import Table
+
     table = Table(title=f"{ruleset}: {name} totals", title_justify="left")
     table.add_column("of")
     table.add_column(name, justify="right")
@@ -129,6 +132,8 @@ def _totals_table(ruleset: str, name: str, entry: dict) -> Table:
 
 def _all_correct_table(ruleset: str, figures: dict) -> Table:
     """`metrics: all-correct:` — each figure (a column) overall and per `by` value (rows)."""
+    from rich.table import Table
+
     table = Table(title=f"{ruleset}: all-correct groups (%)", title_justify="left")
     table.add_column("split")
     names = list(figures)
@@ -149,6 +154,8 @@ def _all_correct_table(ruleset: str, figures: dict) -> Table:
 
 def _binary_table(ruleset: str, metrics: dict) -> Table:
     """`metrics: binary:` — F1, precision, recall and accuracy overall and per `by` value."""
+    from rich.table import Table
+
     table = Table(title=f"{ruleset}: yes/no figures (%)", title_justify="left")
     for name in ("split", "n", "f1", "precision", "recall", "accuracy"):
         table.add_column(name, justify="left" if name == "split" else "right")
@@ -162,6 +169,8 @@ def _binary_table(ruleset: str, metrics: dict) -> Table:
 
 
 def _breakdown_table(ruleset: str, name: str, values: dict) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"{ruleset} by {name}", title_justify="left")
     table.add_column(name)
     table.add_column("n", justify="right")

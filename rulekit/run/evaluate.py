@@ -21,7 +21,7 @@ import orjson
 from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS, DrawLater, Evaluator
 from rulekit.core.errors import UsageError, warn
-from rulekit.language.loader import fingerprint
+from rulekit.language.fingerprint import fingerprint
 from rulekit.metrics.accumulate import MetricsPlan
 from rulekit.core.records import MULTIPLE_CHOICE, Record
 from rulekit.core.trace import Decision

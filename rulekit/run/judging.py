@@ -7,14 +7,13 @@ import contextlib
 import dataclasses
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 
 from rulekit.core.records import Record
 from rulekit.engine.decide import Evaluator
 from rulekit.engine.judge import client_for, configure, endpoint, judge_score, judges_of, parse_reply
 from rulekit.language import schema as S
-from rulekit.language.loader import fingerprint, plain_data
+from rulekit.language.fingerprint import fingerprint, plain_data
 
 
 def with_overrides(ruleset):
@@ -116,6 +115,8 @@ def prefetch(ruleset, records: list[Record], seed: int | None = None, concurrenc
                 with lock:
                     on_request(rnd, len(todo), hit)
             return hit, reply
+        from concurrent.futures import ThreadPoolExecutor  # only when a judge is asked
+
         with ThreadPoolExecutor(max(1, concurrency)) as pool:
             results = list(pool.map(one, todo))
         nxt = []

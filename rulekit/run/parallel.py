@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import multiprocessing
 import os
 import pickle
 import signal
@@ -90,6 +89,8 @@ def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | N
         for name, section in rs.sections.items():
             if isinstance(section.fallback, S.Judge):
                 return f"`{rs.name}` has a judge fallback (section {name})"
+    import multiprocessing  # here, not at import: a one-process run never needs it (~8 ms of start-up)
+
     if "fork" not in multiprocessing.get_all_start_methods():
         return "this platform cannot fork worker processes"
     for path in paths:
@@ -226,6 +227,8 @@ class _Workers:
     worker that was killed; here a dead worker's pipe ends and the run says so (E510)."""
 
     def __init__(self, n: int):
+        import multiprocessing
+
         ctx = multiprocessing.get_context("fork")
         self.conns: list = []
         self.procs: list = []
@@ -301,14 +304,26 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
     called now and then (split: `on_progress(records, bytes of the input decided)`; in one process,
     `position` follows the bytes read)."""
     workers = workers or default_workers()
-    if workers > 1 and why_sequential(rulesets, paths) is None:
-        total = sum(os.path.getsize(p) for p in paths)
-        if total >= min_split_bytes:
-            size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
-            return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
-                                   fixed=chunk_bytes is not None)
+    total = _input_bytes(paths)  # first: a small input is never split, and needs no further look
+    if workers > 1 and total >= min_split_bytes and why_sequential(rulesets, paths) is None:
+        size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
+        return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
+                               fixed=chunk_bytes is not None)
     return evaluate(rulesets, read_records(paths, fields, position=position), seed=seed, output_dir=output_dir,
                     on_progress=on_progress, max_chars=max_chars)
+
+
+def _input_bytes(paths: list[str]) -> int:
+    """Bytes of the regular files among `paths` (a stream or a missing file counts 0: `why_sequential`
+    and the reader speak for those)."""
+    total = 0
+    for path in paths:
+        try:
+            if not is_stream(path):
+                total += os.path.getsize(path)
+        except OSError:
+            pass
+    return total
 
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
