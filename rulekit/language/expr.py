@@ -1,5 +1,8 @@
 """Conditions (`when:`, `where:`): Lark grammar → small AST → plain Python closures. Never `eval`.
 
+The AST is plain data (`parse_condition`: nested lists and token dicts), so a compiled-ruleset cache
+can keep it and a cache hit compiles conditions without importing Lark at all (`rulekit.language.cache`).
+
 Names a condition can use (see `VARIABLES`) are resolved at compile time, so a misspelt name is a
 ruleset error with its file:line:col, not a run-time surprise.
 """
@@ -9,9 +12,6 @@ import difflib
 import operator
 from functools import lru_cache
 from typing import Any, Callable
-
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from rulekit.core.errors import ExpressionError, Loc, RulesetError
 from rulekit.core.regex import compile_regex, timed
@@ -80,33 +80,57 @@ _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.l
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
 
 
+_PARSER_OPTIONS = {"parser": "lalr", "propagate_positions": True}
+_TABLES = "condition.tables"
+
+
 @lru_cache(maxsize=1)
-def _parser() -> Lark:
-    """The condition parser. Building its LALR tables takes ~0.25 s (most of it lark's terminal
-    collision check), so they are cached under $XDG_CACHE_HOME/rulekit (~/.cache/rulekit), named by
-    a hash of the grammar, lark's and Python's versions; written under a temporary name and renamed,
-    so concurrent processes never read half a file. Without a writable cache it is built each time."""
+def _parser() -> Any:
+    """The condition parser, from the LALR tables shipped beside the grammar (`grammars/condition.tables`,
+    a Python literal read with `ast.literal_eval`: no pickle, nothing written at run time). Building them
+    takes ~0.02 s, ~0.25 s where `interegular` is installed (lark's terminal collision check); where the
+    tables do not match the grammar or this lark (another lark version), the parser is built from the
+    grammar instead. Only a ruleset load that misses the compiled-ruleset cache parses conditions."""
+    import ast
+
+    from lark import Lark
+
+    grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
+    try:
+        header, _, body = (resource_dir("grammars") / _TABLES).read_text(encoding="utf-8").partition("\n")
+        if header == _tables_header(grammar):
+            tables = ast.literal_eval(body)
+            return Lark._load_from_dict(tables["data"], tables["memo"], **{k: v for k, v in _PARSER_OPTIONS.items()
+                                                                         if k != "parser"})
+    except Exception:  # noqa: BLE001 - any problem with the shipped tables: build from the grammar
+        pass
+    return Lark(grammar, **_PARSER_OPTIONS)
+
+
+def _tables_header(grammar: str) -> str:
     import hashlib
-    import os
-    import sys
-    from pathlib import Path
 
     import lark
 
+    return f"# condition parser tables: grammar {hashlib.sha256(grammar.encode()).hexdigest()[:16]}, lark {lark.__version__}"
+
+
+def parser_tables() -> str:
+    """The text of `grammars/condition.tables` for this grammar and lark (tests/test_expr_tables.py checks
+    the shipped file is current; `python -c "from rulekit.language.expr import write_parser_tables;
+    write_parser_tables()"` rewrites it after a grammar change)."""
+    from lark import Lark
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
     grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
-    options = {"parser": "lalr", "propagate_positions": True}
-    key = hashlib.sha256(f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}".encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit" / f"condition-{key}.lark"
-    if cache.is_file():
-        return Lark(grammar, cache=str(cache), **options)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        parser = Lark(grammar, cache=str(tmp), **options)
-        os.replace(tmp, cache)
-        return parser
-    except OSError:
-        return Lark(grammar, **options)
+    data, memo = Lark(grammar, **_PARSER_OPTIONS).memo_serialize([TerminalDef, Rule])
+    return _tables_header(grammar) + "\n" + repr({"data": data, "memo": memo}) + "\n"
+
+
+def write_parser_tables() -> None:
+    """Rewrite `grammars/condition.tables` (in a source checkout) from the grammar."""
+    (resource_dir("grammars") / _TABLES).write_text(parser_tables(), encoding="utf-8")
 
 
 class ConditionFailed(Exception):
@@ -141,14 +165,46 @@ class Condition:
             raise ConditionFailed(f"condition `{self.source}` failed: {exc}") from None
 
 
-@v_args(inline=True)
-class _Build(Transformer):
-    """AST → closures of one argument (the Env)."""
+class _Token(str):
+    """A token of a condition's AST: its text, with the grammar's terminal `type` and its `column`."""
+
+    __slots__ = ("type", "column")
+
+    def __new__(cls, value: str, type_: str, column: int):
+        tok = super().__new__(cls, value)
+        tok.type, tok.column = type_, column
+        return tok
+
+
+class _Args:
+    """The `args` node of a call or list: its children, already built."""
+
+    def __init__(self, children: list):
+        self.children = children
+
+
+# the grammar's node names (its rule aliases), each a method of _Build
+_NODES = frozenset({"number", "string", "true", "false", "var", "call", "list", "negate", "arith", "compare",
+                    "in_", "not_in", "not_", "and_", "or_", "args"})
+
+
+class _Build:
+    """AST → closures of one argument (the Env): each node name is a method taking its built children."""
 
     def __init__(self, names: set[str], allow_candidate: bool):
-        super().__init__()
         self.names = names
         self.allow_candidate = allow_candidate
+
+    def build(self, node: Any) -> Any:
+        """Build one AST node (see `parse_condition`) and its children, bottom-up."""
+        if node is None:  # an absent optional part (`f()`, `[]`)
+            return None
+        if isinstance(node, dict):
+            return _Token(node["v"], node["t"], node["c"])
+        children = [self.build(child) for child in node[1:]]
+        if node[0] == "args":
+            return _Args(children)
+        return getattr(self, node[0])(*children)
 
     def number(self, tok):
         if len(tok) > MAX_DIGITS:
@@ -170,7 +226,7 @@ class _Build(Transformer):
     def false(self):
         return lambda env: False
 
-    def var(self, tok: Token):
+    def var(self, tok: _Token):
         name = str(tok)
         if name.startswith("meta."):
             key = name[5:]
@@ -187,7 +243,7 @@ class _Build(Transformer):
         fn.variable = name  # type: ignore[attr-defined]  (read by `compare`)
         return fn
 
-    def call(self, tok: Token, args=None):
+    def call(self, tok: _Token, args=None):
         name = str(tok)
         fns = list(args.children) if args is not None else []
         if name not in FUNCTIONS:
@@ -287,7 +343,7 @@ def _before(text: str, sep: str) -> str:
     return text.split(sep, 1)[0] if sep else text
 
 
-def _search(tok: Token, pattern_fn, value_fn):
+def _search(tok: _Token, pattern_fn, value_fn):
     """`search(PATTERN, S)`: PATTERN must be a string literal; it is compiled here, once."""
     source = getattr(pattern_fn, "literal", None)
     if source is None:
@@ -345,7 +401,7 @@ def _safe_cmp(fn, a, b):
 
 
 class _NameProblem(Exception):
-    def __init__(self, tok: Token, message: str, close: list[str], code: str = "E201"):
+    def __init__(self, tok: _Token, message: str, close: list[str], code: str = "E201"):
         super().__init__(message)
         self.tok, self.message, self.close, self.code = tok, message, close, code
 
@@ -365,19 +421,12 @@ def compile_condition(source: str, loc: Loc | None = None, *, where: bool = Fals
                               code="E204")
     names: set[str] = set()
     try:
-        tree = _parser().parse(source)
-        fn = _Build(names, where).transform(tree)
-    except VisitError as exc:
-        inner = exc.orig_exc
-        if isinstance(inner, _NameProblem):
-            if inner.code != "E201":
-                raise ExpressionError(inner.message, _shift(loc, inner.tok.column), code=inner.code) from None
-            hint = f"did you mean `{inner.close[0]}`?" if inner.close else "see `rulekit vocabulary` for the names"
-            raise ExpressionError(inner.message, _shift(loc, inner.tok.column), help=hint, code="E201") from None
-        raise
-    except UnexpectedInput as exc:
-        raise ExpressionError(_describe(exc, source), _shift(loc, getattr(exc, "column", 1)),
-                              help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
+        fn = _Build(names, where).build(parse_condition(source, loc))
+    except _NameProblem as inner:
+        if inner.code != "E201":
+            raise ExpressionError(inner.message, _shift(loc, inner.tok.column), code=inner.code) from None
+        hint = f"did you mean `{inner.close[0]}`?" if inner.close else "see `rulekit vocabulary` for the names"
+        raise ExpressionError(inner.message, _shift(loc, inner.tok.column), help=hint, code="E201") from None
     except RecursionError:
         raise ExpressionError("condition nested too deeply", loc, code="E203") from None
     if not names:  # no variables: a value over the size limits is the same for every record, so say so now
@@ -390,6 +439,61 @@ def compile_condition(source: str, loc: Loc | None = None, *, where: bool = Fals
     return Condition(source, fn, names)
 
 
+# condition source → its AST: filled by parsing and by a compiled-ruleset cache hit (`language.cache`)
+PARSED: dict[str, Any] = {}
+# while a ruleset loads the long way: the conditions it parsed (source → AST), for its cache entry
+RECORDING: list[dict[str, Any]] = []
+
+
+def parse_condition(source: str, loc: Loc | None = None) -> Any:
+    """A condition's AST as plain data: a node is `[name, child, ...]` (names in `_NODES`), a token
+    `{"t": terminal, "v": text, "c": column}`, an absent optional part `None`. Parsed by Lark once per
+    source text (kept in `PARSED`); a syntax error is an ExpressionError located in the ruleset."""
+    ast = PARSED.get(source)
+    if ast is None:
+        ast = _parse(source, loc)
+    if RECORDING:
+        RECORDING[-1][source] = ast
+    return ast
+
+
+def _parse(source: str, loc: Loc | None) -> Any:
+    from lark.exceptions import UnexpectedInput
+
+    try:
+        ast = _plain(_parser().parse(source))
+    except UnexpectedInput as exc:
+        raise ExpressionError(_describe(exc, source), _shift(loc, getattr(exc, "column", 1)),
+                              help="conditions look like `words > 5 and distinct == 1`", code="E202") from None
+    except RecursionError:
+        raise ExpressionError("condition nested too deeply", loc, code="E203") from None
+    PARSED[source] = ast
+    return ast
+
+
+def _plain(node: Any) -> Any:
+    """A Lark tree → the plain AST of `parse_condition`."""
+    if node is None:
+        return None
+    if isinstance(node, str):  # a lark Token
+        return {"t": node.type, "v": str(node), "c": node.column}
+    return [str(node.data), *(_plain(child) for child in node.children)]
+
+
+def valid_ast(node: Any, depth: int = 0) -> bool:
+    """True when `node` has the shape `parse_condition` gives (node names of the grammar, string
+    tokens): how a cache entry's ASTs are checked before they are built (the cache is untrusted)."""
+    if depth > 1000:
+        return False
+    if node is None:
+        return True
+    if isinstance(node, dict):
+        return (set(node) == {"t", "v", "c"} and isinstance(node["t"], str) and isinstance(node["v"], str)
+                and type(node["c"]) is int)
+    return (isinstance(node, list) and bool(node) and node[0] in _NODES
+            and all(valid_ast(child, depth + 1) for child in node[1:]))
+
+
 def _clip(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
@@ -400,7 +504,9 @@ def _shift(loc: Loc | None, column: int | None) -> Loc | None:
     return Loc(loc.file, loc.line, loc.col + max((column or 1) - 1, 0))
 
 
-def _describe(exc: UnexpectedInput, source: str) -> str:
+def _describe(exc: Any, source: str) -> str:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     if isinstance(exc, UnexpectedEOF):
         return f"condition `{source}` ends too early; expected {_expected(exc.expected)}"
     if isinstance(exc, UnexpectedToken):
