@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import faulthandler
 import json
+import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,10 @@ from vllm_support import items_file, tiny_model, vllm_env, vllm_server  # noqa: 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
 LABELS = SHARED / "conformance" / "labels.jsonl"
+
+# The compiled-ruleset cache of this test run: its own directory (never the user's ~/.cache), shared by the
+# subprocesses the tests start, so most loads after the first take the cached road (rulekit/language/cache.py).
+os.environ.setdefault("RULEKIT_CACHE_DIR", tempfile.mkdtemp(prefix="rulekit-test-cache-"))
 
 TEST_LIMIT_S = 900  # the slowest test (a real vLLM engine on CPU) takes about a tenth of this
 

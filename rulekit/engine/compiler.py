@@ -162,21 +162,65 @@ def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> Compiled
         if s.compare is not None else None)
 
 
-def load_ruleset(name_or_path: str) -> CompiledRuleset:
+def load_ruleset(name_or_path: str, *, cache: bool = True) -> CompiledRuleset:
     """Load (with `extends:`), validate and compile a ruleset by built-in name or path.
 
-    Raises RulesetError / ErrorGroup with every problem located in its file.
+    Raises RulesetError / ErrorGroup with every problem located in its file. With `cache` (the
+    default) a ruleset loaded before from the same bytes is rebuilt from its plain-JSON entry in
+    `rulekit.language.cache` (no YAML, no validation, no Lark); `cache=False` always reads the YAML
+    (`rulekit check` does: its lint reads every node's position).
     """
+    from rulekit.language import cache as C
+
+    entry, token = C.lookup(name_or_path) if cache else (None, None)
+    if entry is not None:
+        try:
+            located = {section: _Located(steps=[_Located(loc=Loc(*loc) if loc else None) for loc in locs])
+                       for section, locs in entry.step_locs.items()}
+            return _compile(entry.model, located, entry.data, entry.files)
+        except Exception:  # noqa: BLE001 - an entry that does not compile (edited by hand?): load the long way
+            pass
+
     from pydantic import ValidationError
 
     from rulekit.core.errors import ErrorGroup
-    from rulekit.language.loader import fingerprint, load_data, validation_errors
+    from rulekit.language.expr import RECORDING
+    from rulekit.language.loader import load_data, validation_errors
 
-    data, files = load_data(name_or_path)
+    RECORDING.append({})
     try:
-        model = S.Ruleset.model_validate(data)
-    except ValidationError as exc:
-        raise ErrorGroup(validation_errors(exc, data)) from None
+        data, files = load_data(name_or_path)
+        try:
+            model = S.Ruleset.model_validate(data)
+        except ValidationError as exc:
+            raise ErrorGroup(validation_errors(exc, data)) from None
+        compiled = _compile(model, data, data, [str(f) for f in files])
+    finally:
+        conditions = RECORDING.pop()
+    if token is not None:
+        step_locs = {key: [_loc_list(getattr(step, "loc", None)) for step in data[key].get("steps", [])]
+                     for key in ("multiple-choice", "open") if isinstance(data.get(key), dict)}
+        C.store(token, model, data, compiled.files, step_locs, conditions)
+    return compiled
+
+
+class _Located(dict):
+    """A stand-in for a Loc-annotated YAML node on a cache hit: only the step locations are kept."""
+
+    def __init__(self, loc: Loc | None = None, **items: Any):
+        super().__init__(items)
+        self.loc = loc
+
+
+def _loc_list(loc: Loc | None) -> list | None:
+    return [loc.file, loc.line, loc.col] if loc is not None else None
+
+
+def _compile(model: S.Ruleset, located: Any, data: Any, files: list[str]) -> CompiledRuleset:
+    """Compile a validated ruleset; `located` carries positions for errors and traces."""
+    from rulekit.core.errors import ErrorGroup
+    from rulekit.language.fingerprint import fingerprint
+
     sections: dict[str, CompiledSection] = {}
     errors: list[RulesetError] = []
     for key, attr in (("multiple-choice", "multiple_choice"), ("open", "open")):
@@ -184,7 +228,7 @@ def load_ruleset(name_or_path: str) -> CompiledRuleset:
         if section is None:
             continue
         try:
-            sections[key] = compile_section(key, section, data.get(key))
+            sections[key] = compile_section(key, section, located.get(key))
         except ErrorGroup as exc:
             errors.extend(exc.errors)
         except RulesetError as exc:
@@ -192,9 +236,10 @@ def load_ruleset(name_or_path: str) -> CompiledRuleset:
     if errors:
         raise ErrorGroup(errors)
     if not sections:
-        raise RulesetError("the ruleset has no `multiple-choice` or `open` section", getattr(data, "loc", None), code="E133")
+        raise RulesetError("the ruleset has no `multiple-choice` or `open` section", getattr(located, "loc", None),
+                           code="E133")
     finals = [S.final_fallback(s.fallback) for s in (model.multiple_choice, model.open) if s is not None]
     seeds = [fb.random_option.seed for fb in finals if isinstance(fb, S.RandomOption)]
     stream = any(fb.random_option.order == "stream" for fb in finals if isinstance(fb, S.RandomOption))
     return CompiledRuleset(model.ruleset, model, sections, fingerprint(data, seeds[0] if seeds else None),
-                           [str(f) for f in files], data, seeds[0] if seeds else None, stream)
+                           files, data, seeds[0] if seeds else None, stream)

@@ -21,7 +21,7 @@ _YAML_BOOLS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
 
 def lint(name_or_path: str) -> list[RulesetError]:
     """Validate (raises on errors) and return lint findings for one ruleset."""
-    ruleset = load_ruleset(name_or_path)
+    ruleset = load_ruleset(name_or_path, cache=False)  # its lint reads every node's position
     findings = _yaml_bools(resolve_path(name_or_path))
     for section_name, section in (("multiple-choice", ruleset.model.multiple_choice), ("open", ruleset.model.open)):
         if section is None:
