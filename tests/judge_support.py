@@ -1,7 +1,9 @@
 """What the judge tests share: the CLI runner, clean judge settings, and records written as JSONL."""
 from __future__ import annotations
 
+import gzip
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -36,6 +38,21 @@ def write_records(path, records):
 
 # ---------------------------------------------------------------- scripted judges (the fidelity tests)
 SCRIPTED = ["--judge-url", "http://judge.invalid/v1", "--judge-model", "scripted-judge"]
+FIDELITY = Path(__file__).parent / "fidelity" / "vlmevalkit"
+
+
+def fidelity_labels(name: str) -> dict:
+    """What the ORIGINAL decided on a fidelity test's rows: `tests/fidelity/vlmevalkit/NAME.json.gz`."""
+    with gzip.open(FIDELITY / f"{name}.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_rows(path, rows: list[dict]):
+    """Write fidelity rows as JSONL without their scripted replies (`judge_replies`, `grader_replies`:
+    those go into the judge cache, `replay_scripted`); returns `path`."""
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if not k.endswith("_replies")}) + "\n"
+                            for r in rows), encoding="utf-8")
+    return path
 
 
 def replay_scripted(ruleset_name: str, rows: list[dict], path) -> dict[str, str]:

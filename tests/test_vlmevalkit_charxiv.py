@@ -4,20 +4,17 @@ open replies with scripted judge replies: the same prompt byte for byte (the row
 reply in it), the same tries, the same score per record, both tables."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
 from rulekit.cli import main
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 NAMES = {"reasoning": "vlmevalkit-charxiv-reasoning+judge", "descriptive": "vlmevalkit-charxiv-descriptive+judge"}
 
 
@@ -64,20 +61,14 @@ def _charxiv_records(n: int = 1500) -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "charxiv.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 @pytest.mark.parametrize("mode", ["reasoning", "descriptive"])
 def test_vlmevalkit_charxiv_judges_and_reports_as_the_original(tmp_path, mode):
     rows = _charxiv_records()
-    labels = _labels()
+    labels = fidelity_labels("charxiv")
     assert set(labels["records"]) == {r["id"] for r in rows}
     name = NAMES[mode]
     data = tmp_path / "charxiv.jsonl"
-    data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
-                    encoding="utf-8")
+    write_rows(data, rows)
     prompts = replay_scripted(name, rows, tmp_path / "judge.sqlite")
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: lab["prompt_sha256"] for i, lab in labels["records"].items()}

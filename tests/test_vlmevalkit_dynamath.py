@@ -5,20 +5,17 @@ the same rows sent to the judge with the same prompt byte for byte, the same cor
 rows of the table (Average and Worst Case)."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
 from rulekit.cli import main
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 NAME = "vlmevalkit-dynamath+judge"
 SUBJECTS = ["algebra", "plane geometry", "graph theory", "statistics"]
 LEVELS = ["elementary school", "high school", "undergraduate"]
@@ -102,20 +99,14 @@ def _dynamath_records(n: int = 800) -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "dynamath.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_vlmevalkit_dynamath_reads_asks_and_scores_as_the_original(tmp_path):
     rows = _dynamath_records()
-    labels = _labels()
+    labels = fidelity_labels("dynamath")
     assert set(labels["records"]) == {r["id"] for r in rows}
     from rulekit.llm.prompts import load_prompt
     assert load_prompt("vlmevalkit-dynamath").style.system == labels["system"]
     data = tmp_path / "dynamath.jsonl"
-    data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
-                    encoding="utf-8")
+    write_rows(data, rows)
     prompts = replay_scripted(NAME, rows, tmp_path / "judge.sqlite")
     # the judge is asked about the same rows, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \

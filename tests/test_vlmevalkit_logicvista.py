@@ -4,21 +4,18 @@ scripted judge replies: the same prompt byte for byte, the same tries at the sam
 hit per record, the same table."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted, tries_temperatures
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
 from rulekit.cli import main
 from rulekit.core.records import Record
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 SKILLS = ["inductive", "deductive", "numerical", "spatial", "mechanical", "inductive, spatial", "deductive,numerical",
           "spatial reasoning"]
 ODD = ["", "Z", "z", "A1", "Ａ", "ǅ", "ΑΒ", "Answer: A", "AB.", "ÀB", "ß", "A B", "B\n", " C", "a"]
@@ -54,18 +51,12 @@ def _logicvista_records(n: int = 1500) -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "logicvista.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
     rows = _logicvista_records()
-    labels = _labels()
+    labels = fidelity_labels("logicvista")
     assert set(labels["records"]) == {r["id"] for r in rows}
     data = tmp_path / "logicvista.jsonl"
-    data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
-                    encoding="utf-8")
+    write_rows(data, rows)
     prompts = replay_scripted("vlmevalkit-logicvista+judge", rows, tmp_path / "judge.sqlite")
     # every record is asked, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \

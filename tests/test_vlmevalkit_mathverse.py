@@ -5,21 +5,18 @@ same two prompts byte for byte, the same prefetch, the same grading tries at the
 the same score per record, every figure of the table."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted, tries_temperatures
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
 from rulekit.cli import main
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 NAME = "vlmevalkit-mathverse+judge"
 VERSIONS = ["Text Dominant", "Text Lite", "Vision Intensive", "Vision Dominant", "Vision Only", "Text Only"]
 SUBJECTS = {"plane geometry": ["Length", "Area", "Angle", "Analytic"], "solid geometry": ["Volume", "Surface"],
@@ -61,18 +58,12 @@ def _mathverse_records(n: int = 1500) -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "mathverse.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_vlmevalkit_mathverse_two_stage_judge_scores_as_the_original(tmp_path):
     rows = _mathverse_records()
-    labels = _labels()
+    labels = fidelity_labels("mathverse")
     assert set(labels["records"]) == {r["id"] for r in rows}
     data = tmp_path / "mathverse.jsonl"
-    data.write_text("".join(json.dumps({k: v for k, v in r.items() if not k.endswith("_replies")}) + "\n"
-                            for r in rows), encoding="utf-8")
+    write_rows(data, rows)
     prompts = replay_scripted(NAME, rows, tmp_path / "judge.sqlite")
     graded = prompts.pop("grader")
     sha = lambda p: hashlib.sha256(p.encode("utf-8")).hexdigest()  # noqa: E731

@@ -4,7 +4,6 @@ MATH-Vision replies and generated short replies, each with a scripted judge repl
 settled by the prefetch, the same prompt to the judge, the same hit per record, the same table."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
@@ -14,12 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
 from rulekit import load_ruleset
 from rulekit.cli import main
 from rulekit.core.records import Record
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 # short free-form replies (prefetch: the whole reply against the gold) and judge replies that stress is_equal
 EDGE = [("14", "14"), ("14.0", "14"), ("14.", "14"), (" 14 \n", "14"), ("1,000", "1000"), ("1000", "1,000"),
         ("\\frac{1}{2}", "0.5"), ("0.5", "\\frac{1}{2}"), ("1/2", "0.5"), ("a", "5"), ("A", "\\frac{1}{2}"),
@@ -76,15 +74,6 @@ def _mathv_records() -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "mathv.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
-def _write(rows: list[dict], path: Path) -> Path:
-    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
-                    encoding="utf-8")
-    return path
 
 
 def _decisions(tmp_path: Path, name: str, data: Path, *extra: str) -> tuple[dict, dict]:
@@ -98,9 +87,9 @@ def _decisions(tmp_path: Path, name: str, data: Path, *extra: str) -> tuple[dict
 
 def test_vlmevalkit_mathvision_prefetch_settles_what_the_original_settles(tmp_path):
     rows = _mathv_records()
-    labels = _labels()["records"]
+    labels = fidelity_labels("mathv")["records"]
     assert set(labels) == {r["id"] for r in rows}
-    decisions, _ = _decisions(tmp_path, "vlmevalkit-mathvision", _write(rows, tmp_path / "mathv.jsonl"))
+    decisions, _ = _decisions(tmp_path, "vlmevalkit-mathvision", write_rows(tmp_path / "mathv.jsonl", rows))
     prefetched = {i for i, label in labels.items() if label["log"] == "Prefetch succeed"}
     assert {i for i, d in decisions.items() if d["outcome"] != "unresolved"} == prefetched
     assert {i: decisions[i]["correct"] for i in prefetched} == {i: labels[i]["hit"] for i in prefetched}
@@ -109,8 +98,8 @@ def test_vlmevalkit_mathvision_prefetch_settles_what_the_original_settles(tmp_pa
 
 def test_vlmevalkit_mathvision_judge_pipeline_scores_as_the_original(tmp_path):
     rows = _mathv_records()
-    labels = _labels()
-    data = _write(rows, tmp_path / "mathv.jsonl")
+    labels = fidelity_labels("mathv")
+    data = write_rows(tmp_path / "mathv.jsonl", rows)
     prompts = replay_scripted("vlmevalkit-mathvision+judge", rows, tmp_path / "judge.sqlite")
     # the judge is asked about the same records, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \

@@ -3,20 +3,17 @@ real replies with scripted judge replies (tests/fidelity/vlmevalkit/README.md): 
 judge, the same tries at the same temperatures, the same score per record and the same figures."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, replay_scripted, tries_temperatures
+from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
 from rulekit.cli import main
 
-HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 REPLIES = ["1.0", "0.0", "0.5", " 0.3\n", "0.9", "abc", "1.5", "-0.2", "inf", "1e-1", "0.7 because", "", "0.4", "1",
            "0", ".5"]
 TAGS = ["rec", "ocr", "rec,know", "ocr,math", "ocr,spat,math", "rec,know,gen", "rec,ocr,spat", "ocr,know", "spat,rec",
@@ -44,18 +41,12 @@ def _mmvet_records(n: int = 1200) -> list[dict]:
     return out
 
 
-def _labels() -> dict:
-    with gzip.open(HERE / "mmvet.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
     rows = _mmvet_records()
-    labels = _labels()
+    labels = fidelity_labels("mmvet")
     assert set(labels["records"]) == {r["id"] for r in rows}
     data = tmp_path / "mmvet.jsonl"
-    data.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "judge_replies"}) + "\n" for r in rows),
-                    encoding="utf-8")
+    write_rows(data, rows)
     prompts = replay_scripted("vlmevalkit-mmvet+judge", rows, tmp_path / "judge.sqlite")
     # the same prompt, byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
