@@ -47,6 +47,22 @@ def fidelity_labels(name: str) -> dict:
         return json.load(f)
 
 
+def replayed(cache) -> list[str]:
+    """The `eval` arguments that answer its judge only from the scripted replies in `cache`."""
+    return ["--judge-cache", str(cache), "--judge-replay", *SCRIPTED]
+
+
+def eval_decisions(name: str, data, out_dir, *extra) -> tuple[dict, dict]:
+    """`rulekit eval -r NAME DATA --output-dir OUT --format json EXTRA...` in-process: (the decisions by id,
+    in input order; the run's metrics)."""
+    result = CliRunner().invoke(main, ["eval", "-r", name, str(data), "--output-dir", str(out_dir), "--format", "json",
+                                       *map(str, extra)])
+    assert result.exit_code == 0, result.output
+    with (Path(out_dir) / f"{name}.decisions.jsonl").open(encoding="utf-8") as f:
+        decisions = {d["id"]: d for d in map(json.loads, f)}
+    return decisions, json.loads(result.stdout)["results"][0]["metrics"]
+
+
 def write_rows(path, rows: list[dict]):
     """Write fidelity rows as JSONL without their scripted replies (`judge_replies`, `grader_replies`:
     those go into the judge cache, `replay_scripted`); returns `path`."""

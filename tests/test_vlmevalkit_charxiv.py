@@ -9,11 +9,9 @@ import json
 import random
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
-from rulekit.cli import main
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, write_rows
 
 NAMES = {"reasoning": "vlmevalkit-charxiv-reasoning+judge", "descriptive": "vlmevalkit-charxiv-descriptive+judge"}
 
@@ -73,11 +71,7 @@ def test_vlmevalkit_charxiv_judges_and_reports_as_the_original(tmp_path, mode):
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: lab["prompt_sha256"] for i, lab in labels["records"].items()}
     assert {lab["sampling"]["temperature"] for lab in labels["records"].values()} == {0}
-    result = CliRunner().invoke(main, ["eval", "-r", name, str(data), "--judge-cache", str(tmp_path / "judge.sqlite"),
-                                       "--judge-replay", *SCRIPTED, "--output-dir", str(tmp_path / "out"),
-                                       "--format", "json"])
-    assert result.exit_code == 0, result.output
-    decisions = {d["id"]: d for d in map(json.loads, (tmp_path / "out" / f"{name}.decisions.jsonl").open())}
+    decisions, metrics = eval_decisions(name, data, tmp_path / "out", *replayed(tmp_path / "judge.sqlite"))
     assert {i: d["score"] for i, d in decisions.items()} == {i: lab["score"] for i, lab in labels["records"].items()}
     for i, lab in labels["records"].items():
         d = decisions[i]
@@ -86,7 +80,6 @@ def test_vlmevalkit_charxiv_judges_and_reports_as_the_original(tmp_path, mode):
         else:
             assert d["outcome"] == "judge" and f"(try {lab['tries']})" in d["message"], (i, d["message"])
     assert {lab["tries"] for lab in labels["records"].values()} >= {1, 2, 3, 10}
-    metrics = json.loads(result.stdout)["results"][0]["metrics"]
     for category, value in labels["tables"][mode].items():
         mine = metrics["score"] if category == "Overall" else metrics["by_category"][category]["score"]
         assert mine == pytest.approx(value, rel=1e-12, abs=1e-12), category

@@ -10,11 +10,9 @@ import json
 import random
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
-from rulekit.cli import main
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, write_rows
 
 NAME = "vlmevalkit-dynamath+judge"
 SUBJECTS = ["algebra", "plane geometry", "graph theory", "statistics"]
@@ -111,17 +109,12 @@ def test_vlmevalkit_dynamath_reads_asks_and_scores_as_the_original(tmp_path):
     # the judge is asked about the same rows, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: lab["prompt_sha256"] for i, lab in labels["records"].items() if lab["prompt_sha256"]}
-    result = CliRunner().invoke(main, ["eval", "-r", NAME, str(data), "--judge-cache", str(tmp_path / "judge.sqlite"),
-                                       "--judge-replay", *SCRIPTED, "--output-dir", str(tmp_path / "out"),
-                                       "--format", "json"])
-    assert result.exit_code == 0, result.output
-    decisions = {d["id"]: d for d in map(json.loads, (tmp_path / "out" / f"{NAME}.decisions.jsonl").open())}
+    decisions, metrics = eval_decisions(NAME, data, tmp_path / "out", *replayed(tmp_path / "judge.sqlite"))
     assert {i: d["correct"] is True for i, d in decisions.items()} == \
         {i: lab["correct"] for i, lab in labels["records"].items()}
     kinds = {r["meta"]["answer_type"] for r in rows}
     assert kinds == {"multiple choice", "float", "free form"} and 100 < len(prompts) < len(rows) // 2
     # Dynamath.evaluate: Average (Overall, Subject-*, Level-*) and Worst Case (a question right in every variant)
-    metrics = json.loads(result.stdout)["results"][0]["metrics"]
     worst = metrics["all_correct"]["worst_case"]
     for setting, row in labels["table"].items():
         for column, value in row.items():

@@ -9,11 +9,9 @@ import json
 import random
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
-from rulekit.cli import main
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 from rulekit.core.records import Record
 
 SKILLS = ["inductive", "deductive", "numerical", "spatial", "mechanical", "inductive, spatial", "deductive,numerical",
@@ -62,11 +60,7 @@ def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items()}
     name = "vlmevalkit-logicvista+judge"
-    result = CliRunner().invoke(main, ["eval", "-r", name, str(data), "--judge-cache", str(tmp_path / "judge.sqlite"),
-                                       "--judge-replay", *SCRIPTED, "--output-dir", str(tmp_path / "out"),
-                                       "--format", "json"])
-    assert result.exit_code == 0, result.output
-    decisions = {d["id"]: d for d in map(json.loads, (tmp_path / "out" / f"{name}.decisions.jsonl").open())}
+    decisions, metrics = eval_decisions(name, data, tmp_path / "out", *replayed(tmp_path / "judge.sqlite"))
     # the same hit per record, the same reply kept; five refused replies: res "" and hit 0, unresolved here
     assert {i: int(d["correct"] is True) for i, d in decisions.items()} == \
         {i: label["hit"] for i, label in labels["records"].items()}
@@ -82,7 +76,6 @@ def test_vlmevalkit_logicvista_judges_and_reports_as_the_original(tmp_path):
             assert d["message"].startswith(f"judge try {len(temps)}:"), d["message"]
     assert {len(label["temperatures"]) for label in labels["records"].values()} == {1, 2, 3, 4, 5}
     # evaluate_logicvista: Overall and the five skills (tot, hit, acc in percent)
-    metrics = json.loads(result.stdout)["results"][0]["metrics"]
     for skill, (tot, hit, acc) in labels["table"].items():
         mine = {"n": len(decisions), "accuracy": metrics["accuracy"]} if skill == "Overall" else metrics["by_skill"][skill]
         assert (mine["n"], round(mine["n"] * mine["accuracy"]), 100 * mine["accuracy"]) == \

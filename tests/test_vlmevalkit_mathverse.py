@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 from rulekit.cli import main
 
 NAME = "vlmevalkit-mathverse+judge"
@@ -71,11 +71,7 @@ def test_vlmevalkit_mathverse_two_stage_judge_scores_as_the_original(tmp_path):
     assert {i: sha(p) for i, p in prompts.items()} == {i: lab["extract_sha256"] for i, lab in labels["records"].items()}
     assert {i: sha(p) for i, p in graded.items()} == \
         {i: lab["grader_sha256"] for i, lab in labels["records"].items() if lab["grader_sha256"]}
-    result = CliRunner().invoke(main, ["eval", "-r", NAME, str(data), "--judge-cache", str(tmp_path / "judge.sqlite"),
-                                       "--judge-replay", *SCRIPTED, "--output-dir", str(tmp_path / "out"),
-                                       "--format", "json"])
-    assert result.exit_code == 0, result.output
-    decisions = {d["id"]: d for d in map(json.loads, (tmp_path / "out" / f"{NAME}.decisions.jsonl").open())}
+    decisions, metrics = eval_decisions(NAME, data, tmp_path / "out", *replayed(tmp_path / "judge.sqlite"))
     assert {i: d["correct"] is True for i, d in decisions.items()} == \
         {i: lab["score"] for i, lab in labels["records"].items()}
     for i, lab in labels["records"].items():
@@ -85,7 +81,6 @@ def test_vlmevalkit_mathverse_two_stage_judge_scores_as_the_original(tmp_path):
         assert tries_temperatures(NAME, "open", len(temps), grader=True) == temps
     assert {len(lab["temperatures"]) for lab in labels["records"].values()} == {0, 1, 2, 3, 4, 5}
     # MathVerse_acc: per problem version, its Overall and each subject / subfield inside it (percent)
-    metrics = json.loads(result.stdout)["results"][0]["metrics"]
     for version, row in labels["table"].items():
         for column, acc in row.items():
             if column == "Overall":

@@ -7,15 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, write_rows
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, write_rows
 from rulekit import load_ruleset
-from rulekit.cli import main
 from rulekit.core.records import Record
 
 # short free-form replies (prefetch: the whole reply against the gold) and judge replies that stress is_equal
@@ -76,20 +73,11 @@ def _mathv_records() -> list[dict]:
 
 
 
-def _decisions(tmp_path: Path, name: str, data: Path, *extra: str) -> tuple[dict, dict]:
-    result = CliRunner().invoke(main, ["eval", "-r", name, str(data), "--output-dir", str(tmp_path / name),
-                                       "--format", "json", *extra])
-    assert result.exit_code == 0, result.output
-    with (tmp_path / name / f"{name}.decisions.jsonl").open(encoding="utf-8") as f:
-        decisions = {d["id"]: d for d in map(json.loads, f)}
-    return decisions, json.loads(result.stdout)["results"][0]["metrics"]
-
-
 def test_vlmevalkit_mathvision_prefetch_settles_what_the_original_settles(tmp_path):
     rows = _mathv_records()
     labels = fidelity_labels("mathv")["records"]
     assert set(labels) == {r["id"] for r in rows}
-    decisions, _ = _decisions(tmp_path, "vlmevalkit-mathvision", write_rows(tmp_path / "mathv.jsonl", rows))
+    decisions, _ = eval_decisions("vlmevalkit-mathvision", write_rows(tmp_path / "mathv.jsonl", rows), tmp_path / "out")
     prefetched = {i for i, label in labels.items() if label["log"] == "Prefetch succeed"}
     assert {i for i, d in decisions.items() if d["outcome"] != "unresolved"} == prefetched
     assert {i: decisions[i]["correct"] for i in prefetched} == {i: labels[i]["hit"] for i in prefetched}
@@ -104,8 +92,8 @@ def test_vlmevalkit_mathvision_judge_pipeline_scores_as_the_original(tmp_path):
     # the judge is asked about the same records, with the same prompt byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items() if label["prompt_sha256"]}
-    decisions, metrics = _decisions(tmp_path, "vlmevalkit-mathvision+judge", data, "--judge-cache",
-                                    str(tmp_path / "judge.sqlite"), "--judge-replay", *SCRIPTED)
+    decisions, metrics = eval_decisions("vlmevalkit-mathvision+judge", data, tmp_path / "out",
+                                        *replayed(tmp_path / "judge.sqlite"))
     assert {i: d["correct"] is True for i, d in decisions.items()} == \
         {i: label["hit"] for i, label in labels["records"].items()}
     assert {i for i, d in decisions.items() if d["outcome"] in ("judge", "abstain")} == set(prompts)

@@ -8,11 +8,9 @@ import json
 import random
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import CORPUS
-from judge_support import SCRIPTED, fidelity_labels, replay_scripted, tries_temperatures, write_rows
-from rulekit.cli import main
+from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 
 REPLIES = ["1.0", "0.0", "0.5", " 0.3\n", "0.9", "abc", "1.5", "-0.2", "inf", "1e-1", "0.7 because", "", "0.4", "1",
            "0", ".5"]
@@ -51,11 +49,8 @@ def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
     # the same prompt, byte for byte
     assert {i: hashlib.sha256(p.encode("utf-8")).hexdigest() for i, p in prompts.items()} == \
         {i: label["prompt_sha256"] for i, label in labels["records"].items()}
-    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit-mmvet+judge", str(data), "--judge-cache",
-                                       str(tmp_path / "judge.sqlite"), "--judge-replay", *SCRIPTED,
-                                       "--output-dir", str(tmp_path / "out"), "--format", "json"])
-    assert result.exit_code == 0, result.output
-    decisions = [json.loads(line) for line in (tmp_path / "out" / "vlmevalkit-mmvet+judge.decisions.jsonl").open()]
+    by_id, metrics = eval_decisions("vlmevalkit-mmvet+judge", data, tmp_path / "out", *replayed(tmp_path / "judge.sqlite"))
+    decisions = list(by_id.values())
     # the same score per record; a record the original scored 0.0 after 5 failed tries is unresolved here
     assert {d["id"]: d["score"] for d in decisions} == {i: label["score"] for i, label in labels["records"].items()}
     failed = {i for i, label in labels["records"].items() if len(label["temperatures"]) == 5 and label["score"] == 0.0}
@@ -68,7 +63,6 @@ def test_vlmevalkit_mmvet_grades_and_reports_as_the_original(tmp_path):
         if d["outcome"] == "judge":
             assert f"(try {len(temps)})" in d["message"]
     # MMVet_acc's tables: capabilities, and categories (written with "_" there), in percent
-    metrics = json.loads(result.stdout)["results"][0]["metrics"]
     ours = metrics["by_mmvet"]
     for table in ("capabilities", "categories"):
         for name, (n, acc) in labels[table].items():
