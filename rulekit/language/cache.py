@@ -183,6 +183,12 @@ def store(token: Any, model: Any, data: Any, files: list, step_locs: dict, condi
                              "body": body})
     except (_Uncacheable, TypeError, OSError, RecursionError):
         return
+    write_atomically(path, blob)
+
+
+def write_atomically(path: Path, blob: bytes) -> None:
+    """Write `blob` to `path` under a temporary name and rename it, so a concurrent run never reads half
+    a file; a directory that cannot be written is skipped silently (a cache is never required)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

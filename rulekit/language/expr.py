@@ -86,25 +86,75 @@ _TABLES = "condition.tables"
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:
-    """The condition parser, from the LALR tables shipped beside the grammar (`grammars/condition.tables`,
-    a Python literal read with `ast.literal_eval`: no pickle, nothing written at run time). Building them
-    takes ~0.02 s, ~0.25 s where `interegular` is installed (lark's terminal collision check); where the
-    tables do not match the grammar or this lark (another lark version), the parser is built from the
-    grammar instead. Only a ruleset load that misses the compiled-ruleset cache parses conditions."""
+    """The condition parser, from LALR tables kept as a Python literal (read with `ast.literal_eval`: no
+    pickle): those shipped beside the grammar (`grammars/condition.tables`) when they were made by this
+    lark, else those this lark made on an earlier run (`parser-<hash>.tables` in the compiled-ruleset
+    cache's directory), else built from the grammar (~0.02 s; ~0.25 s where `interegular` is installed:
+    lark's terminal collision check) and written there for the next run. Tables that do not match the
+    grammar and this lark's version, or do not load, are not used. Only a ruleset load that misses the
+    compiled-ruleset cache parses conditions."""
+    from lark import Lark
+
+    grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
+    header = _tables_header(grammar)
+    kept = _kept_tables(header)
+    for path in (resource_dir("grammars") / _TABLES, kept):
+        parser = _load_tables(path, header) if path is not None else None
+        if parser is not None:
+            return parser
+    parser = Lark(grammar, **_PARSER_OPTIONS)
+    if kept is not None:
+        from rulekit.language.cache import write_atomically
+
+        write_atomically(kept, _tables_text(parser, header).encode("utf-8"))
+    return parser
+
+
+def _kept_tables(header: str) -> Any:
+    """Where this lark's tables for this grammar are kept between runs (None: the cache is off)."""
+    import hashlib
+
+    from rulekit.language.cache import cache_dir
+
+    directory = cache_dir()
+    return directory / f"parser-{hashlib.sha256(header.encode()).hexdigest()[:16]}.tables" if directory else None
+
+
+def _load_tables(path: Any, header: str) -> Any:
+    """The parser from a tables file whose first line is `header`, else None."""
     import ast
 
     from lark import Lark
 
-    grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
     try:
-        header, _, body = (resource_dir("grammars") / _TABLES).read_text(encoding="utf-8").partition("\n")
-        if header == _tables_header(grammar):
-            tables = ast.literal_eval(body)
-            return Lark._load_from_dict(tables["data"], tables["memo"], **{k: v for k, v in _PARSER_OPTIONS.items()
-                                                                         if k != "parser"})
-    except Exception:  # noqa: BLE001 - any problem with the shipped tables: build from the grammar
-        pass
-    return Lark(grammar, **_PARSER_OPTIONS)
+        first, _, body = path.read_text(encoding="utf-8").partition("\n")
+        if first != header:
+            return None
+        tables = ast.literal_eval(body)
+        return Lark._load_from_dict(tables["data"], tables["memo"],
+                                    **{k: v for k, v in _PARSER_OPTIONS.items() if k != "parser"})
+    except Exception:  # noqa: BLE001 - unreadable, damaged or from another lark: not used
+        return None
+
+
+def _tables_text(parser: Any, header: str) -> str:
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    return header + "\n" + repr(_literal({"data": data, "memo": memo})) + "\n"
+
+
+def _literal(value: Any) -> Any:
+    """`value` with its strings as plain `str` (lark 1.2 serializes rule names as Token objects, whose
+    repr is a call that `ast.literal_eval` rightly refuses)."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dict):
+        return {_literal(k): _literal(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_literal(v) for v in value)
+    return value
 
 
 def _tables_header(grammar: str) -> str:
@@ -117,15 +167,12 @@ def _tables_header(grammar: str) -> str:
 
 def parser_tables() -> str:
     """The text of `grammars/condition.tables` for this grammar and lark (tests/test_expr_tables.py checks
-    the shipped file is current; `python -c "from rulekit.language.expr import write_parser_tables;
+    the shipped file matches the grammar; `python -c "from rulekit.language.expr import write_parser_tables;
     write_parser_tables()"` rewrites it after a grammar change)."""
     from lark import Lark
-    from lark.grammar import Rule
-    from lark.lexer import TerminalDef
 
     grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
-    data, memo = Lark(grammar, **_PARSER_OPTIONS).memo_serialize([TerminalDef, Rule])
-    return _tables_header(grammar) + "\n" + repr({"data": data, "memo": memo}) + "\n"
+    return _tables_text(Lark(grammar, **_PARSER_OPTIONS), _tables_header(grammar))
 
 
 def write_parser_tables() -> None:
