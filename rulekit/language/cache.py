@@ -31,6 +31,8 @@ from typing import Any
 
 import orjson
 
+from rulekit.core.cachefiles import cache_dir, write_atomically
+
 FORMAT = 1
 _CODE_KEY: list[str] = []
 
@@ -41,15 +43,6 @@ class _Uncacheable(Exception):
 
 class _BadEntry(Exception):
     """An entry that fails a check: ignored (a miss)."""
-
-
-def cache_dir() -> Path | None:
-    """The directory of ruleset entries, or None when the cache is off."""
-    configured = os.environ.get("RULEKIT_CACHE_DIR")
-    if configured is not None and configured.strip().lower() in ("off", "0", "none", ""):
-        return None
-    base = Path(configured) if configured else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit"
-    return base / "rulesets"
 
 
 def _code_key() -> str:
@@ -184,21 +177,6 @@ def store(token: Any, model: Any, data: Any, files: list, step_locs: dict, condi
     except (_Uncacheable, TypeError, OSError, RecursionError):
         return
     write_atomically(path, blob)
-
-
-def write_atomically(path: Path, blob: bytes) -> None:
-    """Write `blob` to `path` under a temporary name and rename it, so a concurrent run never reads half
-    a file; a directory that cannot be written is skipped silently (a cache is never required)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(blob)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
 
 
 # ---------------------------------------------------------------- models as plain data

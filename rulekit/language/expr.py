@@ -104,7 +104,7 @@ def _parser() -> Any:
             return parser
     parser = Lark(grammar, **_PARSER_OPTIONS)
     if kept is not None:
-        from rulekit.language.cache import write_atomically
+        from rulekit.core.cachefiles import write_atomically
 
         write_atomically(kept, _tables_text(parser, header).encode("utf-8"))
     return parser
@@ -114,7 +114,7 @@ def _kept_tables(header: str) -> Any:
     """Where this lark's tables for this grammar are kept between runs (None: the cache is off)."""
     import hashlib
 
-    from rulekit.language.cache import cache_dir
+    from rulekit.core.cachefiles import cache_dir
 
     directory = cache_dir()
     return directory / f"parser-{hashlib.sha256(header.encode()).hexdigest()[:16]}.tables" if directory else None
