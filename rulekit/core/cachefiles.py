@@ -6,6 +6,12 @@ import os
 from pathlib import Path
 
 
+def cache_home() -> Path:
+    """rulekit's directory under the user's cache: `$XDG_CACHE_HOME/rulekit`, else `~/.cache/rulekit`
+    (the judge's replies, and the compiled rulesets unless `RULEKIT_CACHE_DIR` says otherwise)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit"
+
+
 def cache_dir() -> Path | None:
     """The cache directory — compiled rulesets (`rulekit.language.cache`) and the condition parser's kept
     tables: `$RULEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/rulekit`, else `~/.cache/rulekit`, each with
@@ -13,8 +19,7 @@ def cache_dir() -> Path | None:
     configured = os.environ.get("RULEKIT_CACHE_DIR")
     if configured is not None and configured.strip().lower() in ("off", "0", "none", ""):
         return None
-    base = Path(configured) if configured else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rulekit"
-    return base / "rulesets"
+    return (Path(configured) if configured else cache_home()) / "rulesets"
 
 
 def write_atomically(path: Path, blob: bytes) -> None:

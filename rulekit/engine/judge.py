@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.language import schema as S
+from rulekit.core.cachefiles import cache_home
 from rulekit.core.errors import RulekitError, UsageError
 from rulekit.core.records import Record
 from rulekit.core.trace import Decision, StepTrace
@@ -95,8 +96,7 @@ def cache_path() -> Path:
         return Path(SETTINGS.cache)
     if os.environ.get(ENV_CACHE):
         return Path(os.environ[ENV_CACHE])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "rulekit" / "judge.sqlite"
+    return cache_home() / "judge.sqlite"
 
 
 # ---------------------------------------------------------------- client

@@ -34,6 +34,8 @@ import orjson
 from rulekit.core.cachefiles import cache_dir, write_atomically
 
 FORMAT = 1
+MAX_ENTRY_BYTES = 64 << 20  # an entry, or a file it lists, larger than this is not read (a miss)
+MAX_FILES = 64              # files one entry may list (the loader's MAX_RULESET_FILES)
 _CODE_KEY: list[str] = []
 
 
@@ -61,10 +63,7 @@ def _code_key() -> str:
     return _CODE_KEY[0]
 
 
-def _entry_path(name_or_path: str, top: Path, top_bytes: bytes, builtins: dict) -> Path | None:
-    directory = cache_dir()
-    if directory is None:
-        return None
+def _entry_path(directory: Path, name_or_path: str, top: Path, top_bytes: bytes, builtins: dict) -> Path:
     digest = hashlib.sha256()
     for part in (_code_key(), "\0".join(builtins), os.getcwd(), name_or_path, str(top.resolve())):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
@@ -77,7 +76,7 @@ class Entry:
     """A cache hit: what `load_ruleset` needs to compile without reading YAML or validating."""
 
     model: Any             # the validated schema.Ruleset, rebuilt
-    data: dict             # the merged ruleset as plain data (`loader.plain_data`: what the fingerprint hashes)
+    data: dict             # the merged ruleset as plain data (`fingerprint.plain_data`: what the fingerprint hashes)
     files: list[str]       # every file the ruleset read, as the long load listed them
     step_locs: dict        # section → one (file, line, col) or None per step, for traces and `explain`
 
@@ -88,13 +87,14 @@ def lookup(name_or_path: str) -> tuple[Entry | None, Any]:
     cannot be read here — then the long load reports the problem)."""
     from rulekit.core.resources import builtin_rulesets
 
-    if cache_dir() is None:
+    directory = cache_dir()
+    if directory is None:
         return None, None
     builtins = builtin_rulesets()
     try:
         top = builtins[name_or_path] if name_or_path in builtins else Path(name_or_path)
         top_bytes = top.read_bytes()
-        path = _entry_path(name_or_path, top, top_bytes, builtins)
+        path = _entry_path(directory, name_or_path, top, top_bytes, builtins)
     except (OSError, ValueError, TypeError):
         return None, None
     token = (path, top, top_bytes)
@@ -110,10 +110,6 @@ def lookup(name_or_path: str) -> tuple[Entry | None, Any]:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-MAX_ENTRY_BYTES = 64 << 20  # an entry, or a file it lists, larger than this is not read (a miss)
-MAX_FILES = 64              # files one entry may list (the loader's MAX_RULESET_FILES)
 
 
 def _read_small(path: Path) -> bytes:

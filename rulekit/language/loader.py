@@ -15,7 +15,6 @@ from pydantic import ValidationError
 
 from rulekit.core.errors import ErrorGroup, Loc, RulesetError
 from rulekit.core.resources import builtin_rulesets
-from rulekit.language.fingerprint import fingerprint, plain_data  # noqa: F401  (re-exported)
 
 
 class LocDict(dict):
