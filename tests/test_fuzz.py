@@ -486,7 +486,8 @@ WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candid
            "isfloat(before(text, 'π'))"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "isupper(answer) and isalpha(answer)", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
-FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no"]
+FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no", "delimited",
+              "narrow"]
 STEP_IDS = ["a", "b", "c", "letter-space", "option-text", "single-letter", "refusal", "bracketed-letter", "answer-is"]
 
 
@@ -561,6 +562,15 @@ class RulesetGen(CondGen):
             words = lambda: self.some(lambda: self.pick(["yes", "no", "true", "false", "Yes.", "nope", "A"]), 2)  # noqa: E731
             return {"yes-no": self.v([{}, {"yes-words": words(), "no-words": words(), "case": self.case()}],
                                      [{"yes-words": []}, {"yes": ["x"]}])}
+        if kind == "delimited":
+            return {"delimited": self.v([{"open": "\\\\boxed\\{", "close": "[^\\\\](?P<end>\\})"}, {"open": "\\(", "close": "\\)"},
+                                         {"open": "<a>", "close": "</a>|(?P<end>)$"}, {"open": "(a|aa)+", "close": "a*"}],
+                                        [{"open": "("}, {"close": "x"}, {"open": "a", "close": "b", "end": "c"}])}
+        if kind == "narrow":
+            return {"narrow": {"markers": self.v([["answer:", "is"], ["the answer is", "answer", "a"], ["\n"]], [[], [""], "is"]),
+                               **self.options({"strip": lambda: self.v([True, False], ["yes please"]),
+                                               "until": lambda: self.some(lambda: self.pick(["\n", ".", "", ","]), 2),
+                                               "transform": lambda: self.v(["upper", "lower", "none"], ["title"])})}}
         return self.pick(["literal", "whole", "regex"])
 
     def pick_(self):
@@ -589,9 +599,11 @@ class RulesetGen(CondGen):
             "extract": lambda: {"extract": self.v([[{"boxed": {}}], [{"regex": "(?P<answer>[A-E])"}, {"boxed": {}}],
                                                    [{"json": "short answer"}], [{"json": ""}, {"boxed": {}}],
                                                    [{"json": "score", "strict": True, "require": ["extracted_answer"]}],
-                                                   [{"json": "short answer", "strings-only": True}]],
+                                                   [{"json": "short answer", "strings-only": True}],
+                                                   [{"delimited": {"open": "\\\\boxed\\{", "close": "[^\\\\](?P<end>\\})"}}]],
                                                   [[{"regex": "(x)"}], [], [{"json": 3}], [{"json": "a", "regex": "b"}]]),
-                                **self.options({"join": lambda: self.pick(["", ",", " "]),
+                                **self.options({"take": lambda: self.v(["all", "first", "last"], ["middle"]),
+                                                "join": lambda: self.pick(["", ",", " "]),
                                                 "otherwise": lambda: self.v(["keep", "empty", "skip"], ["drop"])})},
             "slice": lambda: {"slice": self.v([[2, -2], [0, 1], [None, 3]], [[1], "x"])},
             "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],

@@ -151,6 +151,52 @@ class YesNoFind(Word):
     yes_no: YesNoFindOptions = YesNoFindOptions.model_construct()
 
 
+class DelimitedOptions(Word):
+    """Options of `delimited`: the `open` and `close` patterns (regexes, each run with the time limit)."""
+
+    open: str
+    close: str
+
+
+class DelimitedFind(Word):
+    """`delimited: {open: PATTERN, close: PATTERN}` — spans between an opening and a closing token,
+    nested, found with a stack as an original that scans `re.finditer(OPEN|CLOSE)` does: the tokens
+    are read left to right without overlapping (at each position an `open` match is tried before a
+    `close` match; empty matches are not tokens); an open pushes, a close pops (a close with nothing
+    open is ignored), and a close that empties the stack gives a candidate — the text from the end of
+    the OUTERMOST open to where the close's named group `end` starts (its match start when it has no
+    such group). Only braces the patterns name are counted: VLMEvalKit's VisuLogic boxes are
+    `{open: '\\\\boxed\\{', close: '[^\\\\](?P<end>\\})'}`, so `\\boxed{\\text{A}}` gives
+    `\\text{A` (its `A}` closes the box) and `\\boxed{\\frac{1}{2}}` gives `\\frac{1`. A box still
+    open at the end gives nothing, and swallows the closes after it. `pick: last` for the last one."""
+
+    delimited: DelimitedOptions
+
+
+class NarrowOptions(Word):
+    """Options of `narrow`: `markers` (non-empty strings, in the order they are tried), `strip`,
+    `until` and `transform`."""
+
+    markers: list[str] = Field(min_length=1)
+    strip: bool = True
+    until: list[str] = []
+    transform: Literal["upper", "lower", "none"] = "none"
+
+
+class NarrowFind(Word):
+    """`narrow: {markers: [M1, M2, ...], strip: true, until: ["\\n", "."]}` — successive narrowing of ONE
+    text, as an original that cuts a string flag after flag: walking the markers in order, a marker
+    that occurs in the CURRENT text cuts it to what follows its last occurrence (Python's
+    `text.split(marker)[-1]`), stripped of whitespace (`strip`), then cut before the first of each
+    `until` string in turn (`text.split(sep)[0]`); the result is a candidate (its answer after
+    `transform: upper|lower`) and the text the next markers are looked for in. Candidates come in
+    marker order, so `pick: first` with a `where:` takes the first narrowed text that is an answer:
+    VLMEvalKit's VisuLogic reads "answer:", then "the final answer is:", ... each in what the previous
+    found marker left."""
+
+    narrow: NarrowOptions
+
+
 # ---------------------------------------------------------------- compiled forms
 def boxed_spans(text: str, spec: BoxedOptions) -> list[tuple[int, int]]:
     """(start, end) of the content of every box, in order (see `BoxedFind`)."""
@@ -534,6 +580,81 @@ class YesNoFinder(Finder):
                 for m in timed(self.pattern.finditer, text)]
 
 
+class DelimitedFinder(Finder):
+    """Compiled `delimited`: a stack over open/close tokens; one candidate per outermost pair."""
+
+    def __init__(self, spec: DelimitedOptions, loc: Loc | None):
+        self.open = compile_regex(spec.open, loc)
+        self.close = compile_regex(spec.close, loc)
+        self.end_group = "end" in self.close.groupindex
+        self.description = f"spans from /{spec.open}/ to /{spec.close}/, nested, outermost pairs"
+
+    @staticmethod
+    def _next(pattern: regex.Pattern, text: str, pos: int):
+        """The leftmost non-empty match of `pattern` at or after `pos`, or None."""
+        while pos <= len(text):
+            m = timed(pattern.search, text, pos)
+            if m is None or m.end() > m.start():
+                return m
+            pos = m.start() + 1
+        return None
+
+    def spans(self, text: str) -> list[tuple[int, int, int, int]]:
+        """(open start, content start, content end, close end) of every outermost pair, in order."""
+        out: list[tuple[int, int, int, int]] = []
+        stack: list[tuple[int, int]] = []
+        opener, closer = self._next(self.open, text, 0), self._next(self.close, text, 0)
+        while opener is not None or closer is not None:
+            is_open = closer is None or (opener is not None and opener.start() <= closer.start())
+            m = opener if is_open else closer
+            pos = m.end()
+            if is_open:
+                stack.append((m.start(), m.end()))
+            elif stack:
+                outer_start, content_start = stack.pop()
+                if not stack:
+                    end = m.start("end") if self.end_group and m.start("end") >= 0 else m.start()
+                    out.append((outer_start, content_start, max(end, content_start), m.end()))
+            if opener is not None and opener.start() < pos:
+                opener = self._next(self.open, text, pos)
+            if closer is not None and closer.start() < pos:
+                closer = self._next(self.close, text, pos)
+        return out
+
+    def find(self, text, opts, full):
+        return [Candidate(text[s:e], s, e, text[o:c]) for o, s, e, c in self.spans(text)]
+
+
+class NarrowFinder(Finder):
+    """Compiled `narrow`: one text cut marker after marker; each cut is a candidate."""
+
+    def __init__(self, spec: NarrowOptions, loc: Loc | None):
+        if any(marker == "" for marker in spec.markers):
+            raise RulesetError("`narrow` markers must not be empty", loc, code="E110")
+        self.markers, self.strip, self.until = tuple(spec.markers), spec.strip, tuple(spec.until)
+        self.transform = {"upper": str.upper, "lower": str.lower}.get(spec.transform)
+        self.description = f"text narrowed after each of {list(self.markers)} found in turn"
+
+    def find(self, text, opts, full):
+        out, current, offset = [], text, 0
+        for marker in self.markers:
+            if marker not in current:
+                continue
+            rest = current.split(marker)[-1]
+            offset += len(current) - len(rest)
+            if self.strip:
+                stripped = rest.lstrip()
+                offset += len(rest) - len(stripped)
+                rest = stripped.rstrip()
+            for sep in self.until:
+                if sep:
+                    rest = rest.split(sep)[0]
+            current = rest
+            answer = self.transform(rest) if self.transform else rest
+            out.append(Candidate(answer, offset, offset + len(rest), rest))
+        return out
+
+
 # ---------------------------------------------------------------- the registry
 def _literal(find: LiteralFind, key: int, loc: Loc | None) -> Finder:
     t = _templates(find.literal)
@@ -585,6 +706,8 @@ FINDS: dict[str, tuple[type[Word], Callable[..., Finder]]] = {
     "tail-after": (TailAfterFind, lambda find, key, loc: TailAfterFinder(find, loc)),
     "boxed": (BoxedFind, lambda find, key, loc: BoxedFinder(find.boxed)),
     "yes-no": (YesNoFind, lambda find, key, loc: YesNoFinder(find.yes_no, loc)),
+    "delimited": (DelimitedFind, lambda find, key, loc: DelimitedFinder(find.delimited, loc)),
+    "narrow": (NarrowFind, lambda find, key, loc: NarrowFinder(find.narrow, loc)),
 }
 FIND_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in FINDS.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in FINDS.values()}

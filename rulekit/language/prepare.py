@@ -15,7 +15,7 @@ from pydantic import Field
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.regex import compile_regex, timed
 from rulekit.language.expr import PrepareFailed, SkipStep
-from rulekit.language.finds import BoxedFind, boxed_spans
+from rulekit.language.finds import BoxedFind, DelimitedFind, DelimitedFinder, boxed_spans
 from rulekit.language.words import Word, word_union
 
 
@@ -87,7 +87,7 @@ class ExtractJson(Word):
     strings_only: bool = False
 
 
-ExtractSource = Union[BoxedFind, ExtractRegex, ExtractJson]
+ExtractSource = Union[BoxedFind, DelimitedFind, ExtractRegex, ExtractJson]
 
 
 class ExtractOp(Word):
@@ -97,13 +97,16 @@ class ExtractOp(Word):
     op then finds nothing, e.g. "read the `<answer>` tag, and only the tag"), or, in a step's own
     `prepare`, skips the step (`otherwise: skip`: the step passes as if its find found nothing,
     however the rest of its prepare would have read the text; elsewhere it fails the record like an
-    op that refuses its text). A source is a `boxed` find, `{regex: PATTERN}` (named group `answer`)
-    or `{json: FIELD}`. Example, the OlympiadBench preprocessing: every `\\boxed{}` joined with ",";
-    else the `$...$` spans of the last line; else the whole text. DynaMath: `{json: short answer}`
-    with `otherwise: skip`, so a reply without that JSON field goes to the next step."""
+    op that refuses its text). A source is a `boxed` or `delimited` find, `{regex: PATTERN}` (named
+    group `answer`) or `{json: FIELD}`. `take: first|last` keeps only the first or the last answer of
+    the source that found something instead of joining them all (`take: all`). Example, the
+    OlympiadBench preprocessing: every `\\boxed{}` joined with ","; else the `$...$` spans of the last
+    line; else the whole text. DynaMath: `{json: short answer}` with `otherwise: skip`, so a reply
+    without that JSON field goes to the next step. VisuLogic: the last `delimited` box, `take: last`."""
 
     extract: list[ExtractSource]
     join: str = ""
+    take: Literal["all", "first", "last"] = "all"
     otherwise: Literal["keep", "empty", "skip"] = "keep"
 
 
@@ -223,6 +226,9 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
         if isinstance(source, BoxedFind):
             spec = source.boxed
             sources.append(lambda t, spec=spec: [t[s:e] for s, e in boxed_spans(t, spec)])
+        elif isinstance(source, DelimitedFind):
+            finder = DelimitedFinder(source.delimited, loc)
+            sources.append(lambda t, finder=finder: [t[s:e] for _, s, e, _ in finder.spans(t)])
         elif isinstance(source, ExtractJson):
             sources.append(lambda t, field=source.json_field, strict=source.strict, need=tuple(source.require),
                            only=source.strings_only: _json_field(t, field, strict, need, only))
@@ -232,12 +238,14 @@ def _extract(op: ExtractOp, loc: Loc | None) -> Callable[[str], str]:
                 raise RulesetError(f"regex `{source.regex}` has no named group `(?P<{source.group}>...)`", loc,
                                    code="E121")
             sources.append(lambda t, p=pattern, g=source.group, m=source.matches: _regex_answers(p, g, m, t))
-    join, otherwise = op.join, op.otherwise
+    join, otherwise, take = op.join, op.otherwise, op.take
 
     def extract(text: str) -> str:
         for source in sources:
             found = source(text)
             if found:
+                if take != "all":
+                    return found[0] if take == "first" else found[-1]
                 return join.join(found)
         if otherwise == "skip":
             raise SkipStep("`extract` found nothing (`otherwise: skip`)")
