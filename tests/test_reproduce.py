@@ -369,3 +369,37 @@ def test_real_vlmevalkit_score_files_and_a_circular_file_are_reproduced():
     assert by[("vila_13b", "MME", "none", "perception")] == ("1436.8252300920367", "vlmevalkit-mme")
     assert by[("vila_8b", "OCRBench", "none", "Final Score")] == ("438", "vlmevalkit-ocrbench")
     assert by[("vila_13b", "CCBench", "none", "Overall")] == ("0.23333333333333334", "vlmevalkit+circular@v1")
+
+
+VQA = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-vqa"
+
+
+def test_vlmevalkit_vqa_reports_are_reproduced_per_split_and_category():
+    """ImageVQADataset's `_acc.csv` (a column per split, or per category, and Overall; ANLS means) from
+    VLMEvalKit's own evaluate_heuristic: every number given back by `chartqa`, `docvqa`, `infovqa`."""
+    result = _run(VQA / "vqa-model", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert {(r["benchmark"], r["metric"].strip()) for r in rows} == {
+        ("ChartQA_TEST", "Overall"), ("ChartQA_TEST", "human"), ("ChartQA_TEST", "augmented"),
+        ("DocVQA_VAL", "Overall"), ("InfoVQA_VAL", "Overall"), ("InfoVQA_VAL", "Figure"), ("InfoVQA_VAL", "Map"),
+        ("InfoVQA_VAL", "Table/List"), ("InfoVQA_VAL", "Visual/Layout")}
+    assert all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    assert {r["benchmark"]: r["ruleset"] for r in rows} == {"ChartQA_TEST": "chartqa", "DocVQA_VAL": "docvqa",
+                                                             "InfoVQA_VAL": "infovqa"}
+
+
+@pytest.mark.parametrize("dataset,ruleset", [("ChartQA_TEST", "chartqa"), ("DocVQA_VAL", "docvqa"),
+                                             ("InfoVQA_VAL", "infovqa")])
+def test_vqa_rulesets_score_every_row_as_vqa_eval(tmp_path, dataset, ruleset):
+    """Row by row: each record's score equals the ORIGINAL hit_calculate's (400 rows each, ANLS fractions)."""
+    import gzip
+
+    with gzip.open(VQA / "hits.json.gz", "rt", encoding="utf-8") as f:
+        hits = json.load(f)[dataset]
+    result = CliRunner().invoke(main, ["eval", "-r", ruleset, str(VQA / "vqa-model" / f"vqa-model_{dataset}.xlsx"),
+                                       "--output-dir", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    scores = {d["id"]: d["score"] for d in map(json.loads, (tmp_path / f"{ruleset}.decisions.jsonl").open())}
+    assert scores.keys() == hits.keys()
+    assert [i for i in hits if abs(scores[i] - hits[i]) > 1e-12] == []

@@ -629,13 +629,15 @@ class Row:
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {})}
 
 
-def _mean(values: list[bool]) -> float | None:
+def _mean(values: list) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _numbers(numbers: list[Published], records: list, correct: list[bool]) -> dict[tuple[str, str], float | None]:
+def _numbers(numbers: list[Published], records: list, correct: list[float]) -> dict[tuple[str, str], float | None]:
     """Our value of each published (split, metric), computed as VLMEvalKit's report_acc does: per split,
-    `Overall` over its rows, any other column over the rows whose category / l2-category is that name."""
+    `Overall` over its rows, any other column over the rows whose category / l2-category is that name —
+    or, in a report without a split column, whose `split` is (ImageVQADataset writes one column per
+    split). `correct` holds each record's score: 1/0, or a fraction (ANLS)."""
     out: dict[tuple[str, str], float | None] = {}
     for number in numbers:
         rows = [i for i, r in enumerate(records)
@@ -644,7 +646,7 @@ def _numbers(numbers: list[Published], records: list, correct: list[bool]) -> di
             out[(number.split, number.metric)] = _mean([correct[i] for i in rows])
             continue
         value = None
-        for name in _CATEGORY_FIELDS:
+        for name in _CATEGORY_FIELDS + (("split",) if number.split == "none" else ()):
             hits = [correct[i] for i in rows if str(records[i].meta.get(name)) == number.metric]
             if hits:
                 value = _mean(hits)
@@ -790,7 +792,8 @@ def score_artifact(art: Artifact) -> Scored:
             correct = [d.correct is True for d in result.decisions]
         else:
             correct = [d.correct is True for d in result.decisions]
-            ours = _numbers(art.numbers, records, correct)
+            ours = _numbers(art.numbers, records, [float(c) if d.score is None else d.score
+                                                   for c, d in zip(correct, result.decisions)])
         agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
                  ((n.split + "\0" + n.metric, n) for n in art.numbers)}
         scored.append((result, ours, agree, correct))

@@ -1,0 +1,71 @@
+"""VLMEvalKit's ORIGINAL VQA scoring as a work dir: `ImageVQADataset.evaluate_heuristic` (its source taken
+unchanged from vlmeval/dataset/image_vqa.py @ e8e78f05 with `ast`) with the unchanged
+vlmeval/dataset/utils/vqa_eval.py and vlmeval/smp/misc.py (`istype`, `listinstr`, `process_punctuation`,
+`d2df`). The predictions are written as VLMEvalKit's dump_xlsx writes them (pandas, xlsxwriter) to
+OUT/<MODEL>_<DATASET>.xlsx and read back by `load` (pd.read_excel); the report goes to
+OUT/<MODEL>_<DATASET>_acc.csv as dump_csv writes it (QUOTE_ALL); `mp.Pool(16).map` runs as `map`
+(same rows, same order); the per-row `_results.xlsx` is not written: instead each row's score as
+hit_calculate gives it goes to HITS.json ({index: score}).
+    python rate_vqa.py DATASET MODEL records.jsonl OUT HITS.json   (image_vqa.py, vqa_eval.py, misc.py beside it;
+    needs pandas, numpy, xlsxwriter, openpyxl)
+A record: id (its `index`), question, response (prediction), answer, and `meta` columns (split, category)."""
+import ast, csv, importlib.util, json, sys, types
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.modules.setdefault("sty", types.SimpleNamespace(fg=None))
+try:
+    import huggingface_hub.utils._cache_manager  # noqa: F401
+except ImportError:
+    m = types.ModuleType("huggingface_hub.utils._cache_manager"); m._scan_cached_repo = None
+    sys.modules["huggingface_hub.utils._cache_manager"] = m
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec); sys.modules[name] = mod; spec.loader.exec_module(mod); return mod
+
+
+misc = _load("vlmeval_misc", "misc.py")
+for name in ("vlmeval", "vlmeval.dataset", "vlmeval.dataset.utils"):
+    pkg = types.ModuleType(name); pkg.__path__ = []; sys.modules[name] = pkg
+sys.modules["vlmeval.smp"] = types.SimpleNamespace(istype=misc.istype, listinstr=misc.listinstr,
+                                                   process_punctuation=misc.process_punctuation)
+vqa_eval = _load("vlmeval.dataset.utils.vqa_eval", "vqa_eval.py")
+
+dataset, model, records, out, hits_path = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4]), sys.argv[5]
+out.mkdir(parents=True, exist_ok=True)
+rows = [json.loads(line) for line in open(records, encoding="utf-8")]
+meta = sorted({k for r in rows for k in r.get("meta", {})})
+frame = pd.DataFrame({"index": [r["id"] for r in rows], "question": [r["question"] for r in rows],
+                      "answer": [r["answer"] for r in rows], **{k: [r["meta"][k] for r in rows] for k in meta},
+                      "prediction": [r["response"] for r in rows]})
+eval_file = str(out / f"{model}_{dataset}.xlsx")
+with pd.ExcelWriter(eval_file, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}) as w:
+    frame.to_excel(w, index=False)
+
+
+def dump(data, f):
+    if f.endswith(".csv"):
+        data.to_csv(f, index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
+    else:  # the `_results` sheet: each row's hit_calculate score
+        hits = {str(i): float(vqa_eval.hit_calculate([{"match": m}], dataset)[0])
+                for i, m in zip(data["index"], data["eval_match"])}
+        json.dump(hits, open(hits_path, "w"), sort_keys=True)
+
+
+source = open("image_vqa.py", encoding="utf-8").read()
+cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "ImageVQADataset")
+method = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "evaluate_heuristic")
+seg = ast.get_source_segment(source, method)
+namespace = {"__name__": "vlmeval.dataset.image_vqa", "__package__": "vlmeval.dataset", "load": pd.read_excel,
+             "dump": dump, "d2df": misc.d2df, "listinstr": misc.listinstr, "np": np, "partial": partial,
+             "mp": types.SimpleNamespace(Pool=lambda n: types.SimpleNamespace(map=lambda f, xs: list(map(f, xs)))),
+             # smp/file.py: `_acc` takes the eval format (csv), anything else the prediction format (xlsx)
+             "get_intermediate_file_path": lambda f, suffix, fmt=None: f.replace(
+                 ".xlsx", f"{suffix}.{fmt or ('csv' if suffix.endswith('_acc') else 'xlsx')}")}
+exec(compile(seg, "image_vqa.py", "exec"), namespace)
+namespace["evaluate_heuristic"](types.SimpleNamespace(dataset_name=dataset), eval_file)
