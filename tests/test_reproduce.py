@@ -403,3 +403,18 @@ def test_vqa_rulesets_score_every_row_as_vqa_eval(tmp_path, dataset, ruleset):
     scores = {d["id"]: d["score"] for d in map(json.loads, (tmp_path / f"{ruleset}.decisions.jsonl").open())}
     assert scores.keys() == hits.keys()
     assert [i for i in hits if abs(scores[i] - hits[i]) > 1e-12] == []
+
+
+def test_a_report_named_after_the_judge_with_a_row_per_category_is_reproduced():
+    """VisuLogic writes `<model>_VisuLogic_exact_matching_acc.csv` (the judge's name before `_acc`), a row per
+    category with tot, hit and acc: every one of its 21 numbers is given back, the Overall acc the headline."""
+    work = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-visulogic" / "visulogic-model"
+    result = _run(work, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 21 and all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-visulogic"}
+    overall = {r["metric"]: r["reported"] for r in rows if r["split"] == "Overall"}
+    assert overall == {"tot": "583", "hit": "92", "acc": "15.780445969125214"}
+    markdown = _run(work, "--format", "markdown").stdout
+    assert "| visulogic-model | VisuLogic | Overall | acc | 15.780445969125214 |" in markdown

@@ -35,9 +35,11 @@ HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's le
 
 
 def is_headline(row) -> bool:
-    """A number a leaderboard shows: VLMEvalKit's `Overall`, MMEvalPro's Genuine Accuracy, every metric of
-    an lmms-eval results.json (each task's table row)."""
-    return row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
+    """A number a leaderboard shows: VLMEvalKit's `Overall` (in a report with a row per category, as
+    VisuLogic's: the Overall row's `acc`), MMEvalPro's Genuine Accuracy, every metric of an lmms-eval
+    results.json (each task's table row)."""
+    return (row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
+            or (row.split.strip() in HEADLINES and row.metric.strip() == "acc"))
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 # sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
 INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx")
@@ -128,8 +130,10 @@ class Published:
             + Decimal("1e-12")
 
 
-def read_report(path: Path) -> list[Published]:
-    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column)."""
+def read_report(path: Path, key: str | None = None) -> list[Published]:
+    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column). With
+    `key` (a family's `score-file: {layout: rows, key: COLUMN}`), each row is named by that column
+    instead (VisuLogic: a row per category with tot, hit and acc): one per (row name, column)."""
     if path.suffix == ".json":
         return _read_json_report(path)
     try:
@@ -151,7 +155,9 @@ def read_report(path: Path) -> list[Published]:
         raise InputError(f"{path}: a report needs a header row and at least one row of numbers", code="E300")
     header = rows[0]  # names as written: VLMEvalKit keeps a category's stray tab ("Oceans and continents\t")
     stripped = [h.strip() for h in header]
-    split_col = stripped.index("split") if "split" in stripped else None
+    if key is not None and key not in stripped:
+        raise InputError(f"{path}: a report with a row per `{key}` needs a `{key}` column", code="E300")
+    split_col = stripped.index(key or "split") if (key or "split") in stripped else None
     out = []
     for n, row in enumerate(rows[1:], 2):
         split = row[split_col].strip() if split_col is not None and split_col < len(row) else "none"
@@ -193,20 +199,24 @@ def _figure(metrics: dict, path: str) -> float | None:
 def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> dict[tuple[str, str], float | None]:
     """Our value of each number of a VLMEvalKit score file, as the registry's `score-file:` maps it: the
     entry for SPLIT/METRIC, else */METRIC, SPLIT/*, */* ({split} and {metric} filled in), its path (or
-    the first of its paths that is present) times the scale."""
+    the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
+    (a count: `hit` is the accuracy times `n`; `n` alone is the number of records)."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
     for n in numbers:
         split, metric = n.split, n.metric.strip()
         entry = next((table[k] for k in (f"{split}/{metric}", f"*/{metric}", f"{split}/*", "*/*") if k in table), None)
-        scale = float(spec.get("scale", 1))
+        scale, times = float(spec.get("scale", 1)), None
         if isinstance(entry, dict):
-            scale, entry = scale * float(entry.get("scale", 1)), entry.get("path")
+            scale, times, entry = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("path")
         value = None
         for path in ([entry] if isinstance(entry, str) else entry or []):
             value = _figure(metrics, path.replace("{split}", split).replace("{metric}", metric))
             if value is not None:
                 break
+        if value is not None and times is not None:  # a count: a share times the number of records it is of
+            count = _figure(metrics, times.replace("{split}", split).replace("{metric}", metric))
+            value = None if count is None else value * count
         out[(n.split, n.metric)] = None if value is None else value * scale
     return out
 
@@ -243,20 +253,21 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         if suffix is None:
             continue
         stem = f.name[: -len(suffix)]
-        pred = next((f.with_name(stem + s) for s in PREDICTION_SUFFIXES if (f.with_name(stem + s)).is_file()), None)
+        pred = _prediction_file(f, stem)
+        if pred is None:
+            stem, pred = _judge_named(f, stem)
         if pred is None:
             notes.append(f"{f}: no prediction file {stem}.xlsx or {stem}.tsv next to it; skipped")
             continue
-        model, bench, family = split_name(stem)
-        if f.parent.name and stem.startswith(f.parent.name + "_"):  # VLMEvalKit: outputs/<model>/<model>_<dataset>
-            model, bench = f.parent.name, stem[len(f.parent.name) + 1:]
-            family = family or next((fm for fm in families_for(bench) if fm.framework == "vlmevalkit"), None)
+        model, bench, family = _names(f, stem)
         if suffix in SCORE_SUFFIXES and (family is None or not family.score_file):
             notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
                          "it in rulekit/data/benchmarks.yaml); skipped")
             continue
         sheet = _result_sheet(stem, f.parent, files)
-        artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, read_report(f), sheet))
+        layout = (family.score_file or {}) if family is not None else {}
+        report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
+        artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, report, sheet))
         used |= {pred, f} | ({sheet} if sheet else set())
     for finder in (_lmms_eval_runs, _mmevalpro_pairs):  # each yields (artifact, None) or (None, note)
         for art, note in finder([f for f in files if f not in used]):
@@ -274,6 +285,37 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         if "_samples_" in f.name and f.name.endswith((".jsonl", ".jsonl.gz")) and f.parent not in runs:
             notes.append(f"{f}: an lmms-eval samples log without its run's results.json next to it; nothing to reproduce")
     return artifacts, notes
+
+
+def _prediction_file(report: Path, stem: str) -> Path | None:
+    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one."""
+    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES if report.with_name(stem + s).is_file()), None)
+
+
+def _names(report: Path, stem: str) -> tuple[str, str, Family | None]:
+    """(model, benchmark, family) of a prediction file's stem: `<model>_<dataset>`, the model being the
+    work dir's folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>)."""
+    model, bench, family = split_name(stem)
+    if report.parent.name and stem.startswith(report.parent.name + "_"):
+        model, bench = report.parent.name, stem[len(report.parent.name) + 1:]
+        family = family or next((fm for fm in families_for(bench) if fm.framework == "vlmevalkit"), None)
+    return model, bench, family
+
+
+def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
+    """A report named after the judge (`<model>_VisuLogic_exact_matching_acc.csv` beside
+    `<model>_VisuLogic.xlsx`): the longest shorter stem, cut at an `_`, that has a prediction file and
+    whose family says its reports are so named (`score-file: {judge-named: true}`)."""
+    cut = stem
+    while "_" in cut:
+        cut = cut.rsplit("_", 1)[0]
+        pred = _prediction_file(report, cut)
+        if pred is not None:
+            family = _names(report, cut)[2]
+            if family is not None and (family.score_file or {}).get("judge-named"):
+                return cut, pred
+            break
+    return stem, None
 
 
 def _result_sheet(stem: str, folder: Path, files: list[Path]) -> Path | None:
@@ -769,7 +811,8 @@ def score_artifact(art: Artifact) -> Scored:
         if guessed:
             notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
-    score_file = art.framework == "vlmevalkit" and art.report.name.endswith(SCORE_SUFFIXES)
+    score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES) or (
+        family.score_file is not None and family.score_file.get("layout") == "rows"))
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
     # on the scale of the figure itself (MME's sums)
     percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"
@@ -784,7 +827,7 @@ def score_artifact(art: Artifact) -> Scored:
             ours, why = _lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
         elif score_file:
-            ours = score_file_numbers(art.numbers, result.metrics, family.score_file)
+            ours = score_file_numbers(art.numbers, dict(result.metrics, n=len(result.decisions)), family.score_file)
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups
