@@ -9,27 +9,15 @@ hit_calculate gives it goes to HITS.json ({index: score}).
     python rate_vqa.py DATASET MODEL records.jsonl OUT HITS.json   (image_vqa.py, vqa_eval.py, misc.py beside it;
     needs pandas, numpy, xlsxwriter, openpyxl)
 A record: id (its `index`), question, response (prediction), answer, and `meta` columns (split, category)."""
-import ast, csv, importlib.util, json, sys, types
+import ast, csv, json, sys, types
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.modules.setdefault("sty", types.SimpleNamespace(fg=None))
-try:
-    import huggingface_hub.utils._cache_manager  # noqa: F401
-except ImportError:
-    m = types.ModuleType("huggingface_hub.utils._cache_manager"); m._scan_cached_repo = None
-    sys.modules["huggingface_hub.utils._cache_manager"] = m
+from misc_original import load_module as _load, misc
 
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec); sys.modules[name] = mod; spec.loader.exec_module(mod); return mod
-
-
-misc = _load("vlmeval_misc", "misc.py")
 for name in ("vlmeval", "vlmeval.dataset", "vlmeval.dataset.utils"):
     pkg = types.ModuleType(name); pkg.__path__ = []; sys.modules[name] = pkg
 sys.modules["vlmeval.smp"] = types.SimpleNamespace(istype=misc.istype, listinstr=misc.listinstr,

@@ -1,23 +1,11 @@
 """VLMEvalKit's ORIGINAL yorn.py (and smp/misc.py) @ e8e78f05, loaded unchanged from the files beside
-this one (`git show e8e78f05:vlmeval/dataset/utils/yorn.py > yorn.py`, same for misc.py), with only
-what they import at load time stubbed: `sty`, huggingface_hub's cache manager, and `vlmeval.smp`,
+this one (`git show e8e78f05:vlmeval/dataset/utils/yorn.py > yorn.py`, same for misc.py: misc_original.py), with
+only what they import at load time stubbed: `sty`, huggingface_hub's cache manager, and `vlmeval.smp`,
 whose `load` takes the DataFrame itself so the rating functions run on rows built here."""
-import importlib.util, sys, types
+import sys, types
 
-sys.modules.setdefault("sty", types.SimpleNamespace(fg=None))
-try:
-    import huggingface_hub.utils._cache_manager  # noqa: F401
-except ImportError:
-    m = types.ModuleType("huggingface_hub.utils._cache_manager"); m._scan_cached_repo = None
-    sys.modules["huggingface_hub.utils._cache_manager"] = m
+from misc_original import load_module as load, misc
 
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec); sys.modules[name] = mod; spec.loader.exec_module(mod); return mod
-
-
-misc = load("vlmeval_misc", "misc.py")
 sys.modules["vlmeval"] = types.ModuleType("vlmeval")
 sys.modules["vlmeval.smp"] = types.SimpleNamespace(d2df=misc.d2df, load=lambda frame: frame,
                                                    process_punctuation=misc.process_punctuation)
