@@ -75,9 +75,10 @@ def test_narrow_is_split_after_split(seed):
         assert all(text[c.start:c.end] == c.answer for c in found)
 
 
-def test_narrow_refuses_an_empty_marker():
+@pytest.mark.parametrize("markers,until", [(["answer", ""], []), (["answer"], ["\n", ""])])
+def test_narrow_refuses_an_empty_marker_or_cut(markers, until):
     with pytest.raises(RulesetError):
-        NarrowFinder(NarrowOptions(markers=["answer", ""]), None)
+        NarrowFinder(NarrowOptions(markers=markers, until=until), None)
 
 
 def test_extract_take_last_in_a_ruleset(tmp_path):

@@ -175,7 +175,7 @@ class DelimitedFind(Word):
 
 class NarrowOptions(Word):
     """Options of `narrow`: `markers` (non-empty strings, in the order they are tried), `strip`,
-    `until` and `transform`."""
+    `until` (non-empty strings) and `transform`."""
 
     markers: list[str] = Field(min_length=1)
     strip: bool = True
@@ -629,8 +629,8 @@ class NarrowFinder(Finder):
     """Compiled `narrow`: one text cut marker after marker; each cut is a candidate."""
 
     def __init__(self, spec: NarrowOptions, loc: Loc | None):
-        if any(marker == "" for marker in spec.markers):
-            raise RulesetError("`narrow` markers must not be empty", loc, code="E110")
+        if "" in spec.markers or "" in spec.until:  # str.split("") raises in the original
+            raise RulesetError("`narrow` markers and `until` strings must not be empty", loc, code="E110")
         self.markers, self.strip, self.until = tuple(spec.markers), spec.strip, tuple(spec.until)
         self.transform = {"upper": str.upper, "lower": str.lower}.get(spec.transform)
         self.description = f"text narrowed after each of {list(self.markers)} found in turn"
@@ -647,8 +647,7 @@ class NarrowFinder(Finder):
                 offset += len(rest) - len(stripped)
                 rest = stripped.rstrip()
             for sep in self.until:
-                if sep:
-                    rest = rest.split(sep)[0]
+                rest = rest.split(sep)[0]
             current = rest
             answer = self.transform(rest) if self.transform else rest
             out.append(Candidate(answer, offset, offset + len(rest), rest))
