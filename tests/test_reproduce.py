@@ -418,3 +418,20 @@ def test_a_report_named_after_the_judge_with_a_row_per_category_is_reproduced():
     assert overall == {"tot": "583", "hit": "92", "acc": "15.780445969125214"}
     markdown = _run(work, "--format", "markdown").stdout
     assert "| visulogic-model | VisuLogic | Overall | acc | 15.780445969125214 |" in markdown
+
+
+def test_a_judge_benchmark_is_reproduced_from_its_judge_sheet():
+    """MathVision: `<model>_MathVision_gpt-4o-mini_score.csv` (a row per subject: tot, prefetch, hit,
+    prefetch_rate, acc) beside the judge's sheet `<model>_MathVision_gpt-4o-mini.xlsx`: the judge's `res`
+    replayed into `vlmevalkit-mathvision+judge` gives back all 90 numbers, and its rules leave to the
+    judge exactly the rows the sheet's `log` says were not prefetched."""
+    work = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-mathvision" / "mathv-model"
+    result = _run(work, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 90 and all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-mathvision+judge"}
+    overall = {r["metric"]: r["reported"] for r in rows if r["split"] == "Overall"}
+    assert overall == {"tot": "464", "prefetch": "176", "hit": "164", "prefetch_rate": "37.93103448275862",
+                       "acc": "35.3448275862069"}
+    assert "its rules leave the same 288 rows unmatched as mathv-model_MathVision_gpt-4o-mini.xlsx shows" in rows[0]["notes"]

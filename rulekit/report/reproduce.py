@@ -196,27 +196,54 @@ def _figure(metrics: dict, path: str) -> float | None:
     return float(value) if type(value) in (int, float) else None
 
 
+def _with_counts(result, spec: dict) -> dict:
+    """A result's metrics with the counts a score file may print: `n` (records), `outcomes.OUTCOME` (records
+    decided so: MathVision's `prefetch` is `outcomes.rule`) and, per value of the report's row `key`
+    field, `outcomes_by.FIELD.VALUE.OUTCOME` (the field as records carry it: `category` for a `Subject`
+    column is named by the numbers' paths)."""
+    outcomes: dict[str, int] = {}
+    by: dict[str, dict[str, dict[str, int]]] = {}
+    fields = spec.get("count-by") or []
+    for record, decision in zip(result.records, result.decisions):
+        outcomes[decision.outcome] = outcomes.get(decision.outcome, 0) + 1
+        for name in fields:
+            value = str(record.meta.get(name))
+            counts = by.setdefault(name, {}).setdefault(value, {})
+            counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
+    return dict(result.metrics, n=len(result.decisions), outcomes=outcomes, outcomes_by=by)
+
+
 def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> dict[tuple[str, str], float | None]:
     """Our value of each number of a VLMEvalKit score file, as the registry's `score-file:` maps it: the
     entry for SPLIT/METRIC, else */METRIC, SPLIT/*, */* ({split} and {metric} filled in), its path (or
     the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
-    (a count: `hit` is the accuracy times `n`; `n` alone is the number of records)."""
+    (a count: `hit` is the accuracy times `n`; `n` alone is the number of records), with `per: PATH`
+    divided by it (a rate), with `count: true` 0 where the path is absent (no record decided so). The
+    counts are `_with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
     for n in numbers:
         split, metric = n.split, n.metric.strip()
         entry = next((table[k] for k in (f"{split}/{metric}", f"*/{metric}", f"{split}/*", "*/*") if k in table), None)
-        scale, times = float(spec.get("scale", 1)), None
+        scale, times, per, zero = float(spec.get("scale", 1)), None, None, False
         if isinstance(entry, dict):
-            scale, times, entry = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("path")
+            scale, times, per = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("per")
+            zero, entry = bool(entry.get("count")), entry.get("path")
         value = None
         for path in ([entry] if isinstance(entry, str) else entry or []):
             value = _figure(metrics, path.replace("{split}", split).replace("{metric}", metric))
             if value is not None:
                 break
-        if value is not None and times is not None:  # a count: a share times the number of records it is of
-            count = _figure(metrics, times.replace("{split}", split).replace("{metric}", metric))
-            value = None if count is None else value * count
+        if value is None and zero:  # a count of records decided so: none were
+            value = 0.0
+        for other, divide in ((times, False), (per, True)):  # times: a share times its records; per: a count over them
+            if value is None or other is None:
+                continue
+            figure = _figure(metrics, other.replace("{split}", split).replace("{metric}", metric))
+            if figure is None or (divide and figure == 0):
+                value = None
+            else:
+                value = value / figure if divide else value * figure
         out[(n.split, n.metric)] = None if value is None else value * scale
     return out
 
@@ -254,8 +281,10 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             continue
         stem = f.name[: -len(suffix)]
         pred = _prediction_file(f, stem)
-        if pred is None:
-            stem, pred = _judge_named(f, stem)
+        if pred is None or _names(f, stem)[2] is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
+            cut, judged = _judge_named(f, stem)
+            if judged is not None:
+                stem, pred = cut, judged
         if pred is None:
             notes.append(f"{f}: no prediction file {stem}.xlsx or {stem}.tsv next to it; skipped")
             continue
@@ -264,7 +293,7 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
                          "it in rulekit/data/benchmarks.yaml); skipped")
             continue
-        sheet = _result_sheet(stem, f.parent, files)
+        sheet = _result_sheet(stem, f.parent, files, f)
         layout = (family.score_file or {}) if family is not None else {}
         report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, report, sheet))
@@ -318,13 +347,15 @@ def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
     return stem, None
 
 
-def _result_sheet(stem: str, folder: Path, files: list[Path]) -> Path | None:
+def _result_sheet(stem: str, folder: Path, files: list[Path], report: Path | None = None) -> Path | None:
     """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
     (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
     `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
-    `<stem>_MINI` has a report too) is not this one's."""
+    `<stem>_MINI` has a report too) is not this one's; the stem of `report` itself (a report named after
+    the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`) is not another's."""
     here = [g for g in files if g.parent == folder]
-    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem}
+    own = {report.name[: -len(suffix)] for suffix in REPORT_SUFFIXES if report.name.endswith(suffix)} if report else set()
+    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem} - own
     mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
             and not g.name.endswith(REPORT_SUFFIXES)
             and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
@@ -550,6 +581,20 @@ def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]
     return replies, guessed, unmatched | guessed | set(replies)
 
 
+def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[str], set[str]]:
+    """({id: the judge's reply}, {}, {ids the rules did not settle}) of a judge benchmark's sheet, as the
+    registry's `judge-sheet: {reply: COLUMN, log: COLUMN, settled: TEXT}` reads it (MathVision's
+    `<model>_MathVision_<judge>.xlsx`: `res`, and `log` "Prefetch succeed" where no judge was asked).
+    An empty reply cell is the empty reply."""
+    replies = {}
+    for r in _sheet_records(sheet):
+        if r.meta.get(spec.get("log", "log")) == spec["settled"]:
+            continue
+        reply = r.meta.get(spec.get("reply", "res"))
+        replies[r.id] = "" if reply is None else reply if isinstance(reply, str) else repr(reply)
+    return replies, set(), set(replies)
+
+
 def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], set[str], set[str]]:
     """({id: the judge's reply}, {ids VLMEvalKit guessed at random}, {ids its judge never saw}) of a
     CircularEval result sheet, whose rows are the groups' main questions and whose `log` tells the
@@ -757,7 +802,9 @@ class Scored:
                        if d.id in logged and abs(logged[d.id] - mine) > 1e-9)
         if self.unmatched is None:
             return 0
-        left = {d.id for d in candidate[0].decisions if d.outcome in ("unresolved", "judge", "fallback")}
+        # not settled by the rules: left undecided, judged, or decided by the fallback (a judge's `then:` too)
+        left = {d.id for d in candidate[0].decisions
+                if d.outcome in ("unresolved", "judge", "fallback") or (d.outcome == "abstain" and d.step == "abstain")}
         return len(left ^ self.unmatched)
 
     def best(self) -> list[str]:
@@ -794,6 +841,8 @@ def score_artifact(art: Artifact) -> Scored:
     if art.result_sheet is not None and family.name == "circular":
         replies, guessed, never = circular_judge_replies(art.result_sheet, results[0].records)
         unmatched = None  # the sheet has one row per group: which rotations the rules matched is not all there
+    elif art.result_sheet is not None and (family.score_file or {}).get("judge-sheet"):
+        replies, guessed, unmatched = judge_sheet_replies(art.result_sheet, family.score_file["judge-sheet"])
     else:
         replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
                                        else ({}, set(), None))
@@ -827,7 +876,7 @@ def score_artifact(art: Artifact) -> Scored:
             ours, why = _lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
         elif score_file:
-            ours = score_file_numbers(art.numbers, dict(result.metrics, n=len(result.decisions)), family.score_file)
+            ours = score_file_numbers(art.numbers, _with_counts(result, family.score_file), family.score_file)
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups

@@ -1,36 +1,17 @@
 """VLMEvalKit's ORIGINAL mathv.py (vlmeval/dataset/utils/mathv.py @ e8e78f05, unchanged) with its can_infer
-(vlmeval/utils/matching_util.py @ e8e78f05, unchanged); only `vlmeval.smp` is stubbed (`load` takes the
-DataFrame itself, `get_logger` is logging's). MATH_V_auxeval runs on each record with a `model` whose
+(vlmeval/utils/matching_util.py @ e8e78f05, unchanged), loaded by mathv_original.py; only `vlmeval.smp` is
+stubbed (`load` takes the DataFrame itself, `get_logger` is logging's). MATH_V_auxeval runs on each record with a `model` whose
 generate(prompt, temperature) returns the record's (first) scripted judge reply and notes the prompt; then
 MATH_V_acc on the rows with their `res` and `log`, as MathVision.evaluate_heuristic does. Writes JSON: per
 record the log, the res, whether post_check(prefetch=False) counts it, the sha256 of the judge prompt
 (UTF-8; null when the prefetch settled it); and MATH_V_acc's table.
     python rate_mathv.py records.jsonl out.json   (mathv.py and matching_util.py beside it; needs pandas,
     timeout-decorator and latex2sympy2_extended 1.11.0 with antlr4-python3-runtime 4.11.1)"""
-import hashlib, importlib.util, json, logging, sys, types
+import hashlib, json, sys
 
 import pandas as pd
 
-smp = types.ModuleType("vlmeval.smp")
-smp.load, smp.get_logger = (lambda frame: frame), logging.getLogger
-log = types.ModuleType("vlmeval.smp.log")
-log.get_logger = logging.getLogger
-sys.modules.update({"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": smp, "vlmeval.smp.log": log})
-
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-matching = _load("vlmeval.utils.matching_util", "matching_util.py")
-utils = types.ModuleType("vlmeval.utils")
-utils.can_infer = matching.can_infer
-sys.modules["vlmeval.utils"] = utils
-mathv = _load("vlmeval_mathv", "mathv.py")
+from mathv_original import mathv
 
 
 class Scripted:
