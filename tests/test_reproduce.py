@@ -120,6 +120,32 @@ def test_the_registry_names_models_benchmarks_and_rulesets():
     assert CliRunner().invoke(main, ["list", "--benchmark", "nope"]).exit_code == 2
 
 
+# issue 16: the 27 benchmarks of seed 004 (Atropos' vision evals), each as Atropos names it and as VLMEvalKit does
+SEED_SUITE = {"mmstar": "MMStar", "mmbench": "MMBench_DEV_EN", "blink": "BLINK", "mmt-bench": "MMT-Bench_VAL",
+              "mmvp": "MMVP", "ai2d": "AI2D_TEST", "seedbench2-plus": "SEEDBench2_Plus", "mmmu": "MMMU_DEV_VAL",
+              "mmmu-pro": "MMMU_Pro_10c", "pope": "POPE", "hallusionbench": "HallusionBench", "chartqa": "ChartQA_TEST",
+              "docvqa": "DocVQA_VAL", "infovqa": "InfoVQA_VAL", "mathvista": "MathVista_MINI",
+              "mathverse": "MathVerse_MINI", "mathvision": "MathVision", "wemath": "WeMath", "logicvista": "LogicVista",
+              "dynamath": "DynaMath", "mmvet": "MMVet", "ocrbench": "OCRBench", "countbench": "CountBenchQA",
+              "realworldqa": "RealWorldQA", "charxiv": "CharXiv_reasoning_val", "visulogic": "VisuLogic",
+              "vlmblind": "VLMBlind"}
+
+
+def test_every_seed_suite_benchmark_lists_its_atropos_and_its_vlmevalkit_rulesets():
+    """`rulekit list --benchmark NAME` finds both scorings of each of the 27: Atropos' family of that name,
+    and a VLMEvalKit family under VLMEvalKit's dataset name, whose rulesets all exist."""
+    from rulekit.core.resources import builtin_rulesets
+    from rulekit.report.reproduce import registry
+
+    atropos = {f.name: f for f in registry() if f.framework == "atropos"}
+    assert set(atropos) == set(SEED_SUITE)
+    builtins = set(builtin_rulesets())
+    for name, dataset in SEED_SUITE.items():
+        vlmevalkit = [f for f in families_for(dataset) if f.framework == "vlmevalkit"]
+        assert vlmevalkit, dataset
+        assert set(atropos[name].rulesets + vlmevalkit[0].rulesets + vlmevalkit[0].judged) <= builtins, name
+
+
 MMEVALPRO = REAL.parent.parent / "corpus" / "raw" / "mmevalpro"
 
 
