@@ -198,7 +198,8 @@ def _records(inputs: tuple[str, ...], fields: tuple[str, ...]):
 _input_options = [
     click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False)),
     click.option("--field", "fields", multiple=True, metavar="NAME=COLUMN",
-                 help="Map a record field to an input column, e.g. response=prediction."),
+                 help="Map a record field to an input column, e.g. response=prediction; a|b takes the first "
+                      "that holds a value."),
     click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks (overrides the ruleset's)."),
     click.option("--max-chars", type=click.IntRange(min=1), default=1_000_000, show_default=True,
                  help="Replies longer than this are not decided (outcome error)."),

@@ -180,6 +180,24 @@ def test_field_map(tmp_path):
         list(read_records([str(p)], fields={**fields, "answer": "nope"}))
 
 
+def test_field_map_takes_the_first_column_that_holds_a_value(tmp_path):
+    """`answer=answer_option|answer`: VLMEvalKit's MathVista sheet keeps a multiple-choice gold letter in
+    `answer_option` (its `answer` is the option text) and a free-form gold in `answer` alone."""
+    p = tmp_path / "MathVista_MINI.tsv"
+    with p.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, delimiter="\t")
+        w.writerow(["index", "prediction", "answer", "answer_option", "a|b", "choices"])
+        w.writerow(["1", "(B)", "8/11", "B", "x", "['3/11', '8/11']"])
+        w.writerow(["2", "42", "42", "", "y", "[]"])
+    first = list(read_records([str(p)], fields={"answer": "answer_option|answer"}))
+    assert [(r.answer, r.question_type) for r in first] == [("B", "multiple-choice"), ("42", "open")]
+    assert all("answer_option" not in r.meta for r in first)  # a mapped column is not also meta
+    # a column literally named `a|b` is that column
+    assert [r.answer for r in read_records([str(p)], fields={"answer": "a|b"})] == ["x", "y"]
+    with pytest.raises(InputError, match="'nope\\|none' \\(mapped to answer\\) not found"):
+        list(read_records([str(p)], fields={"answer": "nope|none"}))
+
+
 # ---------------------------------------------------------------- tables
 
 def _table_records():

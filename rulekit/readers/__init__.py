@@ -147,7 +147,8 @@ def parse_field_map(items: Iterable[str]) -> dict[str, str]:
 
     Our field is one of the record fields (id, question_type, choices, answer, response, meta,
     benchmark, model, question) or ``meta.NAME``; the source column may be dotted to reach into
-    nested objects. Raises UsageError on a malformed, unknown or repeated item.
+    nested objects, and ``a|b`` takes the first of those columns that holds a value in each row
+    (``answer=answer_option|answer``). Raises UsageError on a malformed, unknown or repeated item.
     """
     out: dict[str, str] = {}
     for item in items:

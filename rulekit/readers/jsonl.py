@@ -114,6 +114,24 @@ def lookup(row: Any, name: str) -> tuple[bool, Any]:
     return True, cur
 
 
+def lookup_first(row: Any, spec: str) -> tuple[bool, Any]:
+    """(found, value) of a `--field` source: the column `spec` itself when the row has it, else for
+    `a|b|...` the first of those columns that holds a value (not blank), else the last of them found
+    (blank). VLMEvalKit's MathVista sheets keep a multiple-choice gold in `answer_option` and a
+    free-form one in `answer`: `--field answer=answer_option|answer`."""
+    found, value = lookup(row, spec)
+    if found or "|" not in spec:
+        return found, value
+    found_any, last = False, None
+    for name in spec.split("|"):
+        found, value = lookup(row, name.strip())
+        if found:
+            if not is_blank(value) and value != "":
+                return True, value
+            found_any, last = True, value
+    return found_any, last
+
+
 def normalize_choices(value: Any) -> dict[str, str] | None:
     """Options as {letter: text}: dicts kept (blank entries dropped), lists lettered A, B, C...,
     JSON or Python-literal strings parsed first. Raises ValueError on anything else."""
@@ -166,7 +184,7 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
     if fields:
         base = dict(base)
         for name, src in fields.items():
-            found, value = lookup(raw, src)
+            found, value = lookup_first(raw, src)
             if not found:
                 raise fail(f"column {src!r} (mapped to {name}) not found",
                            path, line, where, help=f"columns: {', '.join(map(str, raw))}")
@@ -179,8 +197,9 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
                 base["meta"] = {**meta, name[5:]: value}
             else:
                 base[name] = value
-            if extras and src in extras:
-                extras = {k: v for k, v in extras.items() if k != src}
+            if extras:
+                used = {src, *(part.strip() for part in src.split("|"))}
+                extras = {k: v for k, v in extras.items() if k not in used}
     missing = [f for f in REQUIRED if f not in base or (f == "id" and is_blank(base[f]))]
     if missing:
         s = "s" if len(missing) > 1 else ""
