@@ -35,7 +35,8 @@ MATHVISTA = [
     Record("m-mc-bad", "multiple-choice", "Hard to say without more context, really.", "A",
            {"A": "apple", "B": "stone"}, question="Which one is a fruit?"),
 ]
-EXTRACTED = {"m-zero": ["0"], "m-text": ["41"], "m-float": ["1.5"], "m-mc": ["B"], "m-mc-bad": ["no idea"]}
+EXTRACTED = {"m-zero": ["0"], "m-text": ["41"], "m-float": ["1.5"], "m-list": ["[1, 2]"], "m-mc": ["B"],
+             "m-mc-bad": ["no idea"]}
 
 
 def fill_cache(cache, ruleset, records, replies, model="m"):
@@ -87,7 +88,8 @@ def test_dry_run_counts_the_records_a_compare_leaves_to_the_judge(tmp_path):
     out = " ".join(dry.stdout.split())
     assert "physics+judge: 3 of 12 records would go to the judge" in out
     assert "3 of them because a step fired but its compare cannot decide, 3 prompts" in out
-    assert "mathvista+judge: 5 of 12 records would go to the judge" in out
+    # every record but the prefetched integer: the list answer and the physics records (no answer_type) never prefetch
+    assert "mathvista+judge: 11 of 12 records would go to the judge" in out
     assert "3 of them because a step fired" in out and not cache.exists()
 
 
@@ -116,7 +118,7 @@ def test_mathvista_judge_answer_is_scored_by_the_same_rules_with_no_second_judge
         "m-zero": ("judge", "0", True),           # a correct 0 is asked (falsy); the judge's 0 then counts
         "m-text": ("judge", "41", False),         # asked; the judge's 41 is wrong, not asked again
         "m-float": ("judge", "1.5", True),
-        "m-list": ("rule", "None", False),        # the str(res) bug: never asked
+        "m-list": ("judge", "None", False),       # the str(res) bug: never prefetched, so asked; read as "None" again
         "m-mc": ("judge", "B", True),             # no letter: asked, the judge's reply read by can_infer
         "m-mc-bad": ("abstain", None, False),     # one unreadable judge reply → `then: abstain` (wrong)
     }

@@ -173,8 +173,11 @@ class BreakdownSpec(Word):
     reports the skills `inductive`, `deductive`, ... by `df["skill"].str.contains(...)`, and a
     question with several skills counts under each. `cross: FIELD` labels a record by both fields,
     `VALUE / OTHER` (MathVerse_acc's subject figures inside each problem version: `{field:
-    problem_version, cross: subject}`). Results: `by_<name>` and
-    `by_<name>_rollup` (`name` defaults to the field without its `meta.` prefix)."""
+    problem_version, cross: subject}`). `list-literal: true` reads the field's text as a Python list
+    literal (parsed, never run) and counts the record under each element, a repeated one twice; a text
+    that is not a list literal counts as itself: VLMEvalKit's MathVista_acc tallies `eval(skills)`.
+    Results: `by_<name>` and `by_<name>_rollup` (`name` defaults to the field without its `meta.`
+    prefix)."""
 
     field: str | None = None
     name: str | None = None
@@ -184,9 +187,12 @@ class BreakdownSpec(Word):
     and_whole: str | None = None
     contains: list[str] = []
     cross: str | None = Field(default=None, min_length=1)
+    list_literal: bool = False
 
     @model_validator(mode="after")
     def _one_source(self) -> "BreakdownSpec":
+        if self.list_literal and (self.field is None or self.split is not None or self.contains or self.cross):
+            raise ValueError("`list-literal` reads one `field` as a list: not with `split`, `contains` or `cross`")
         if self.cross is not None and (self.field is None or self.split is not None or self.contains):
             raise ValueError("`cross` pairs a `field` with another, one label per record: not with `split` or `contains`")
         if self.contains and (self.field is None or self.split is not None):

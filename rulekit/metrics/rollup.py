@@ -37,6 +37,8 @@ def labeler(spec: Any) -> Callable[[Record], Any]:
         if spec.cross is not None:
             other = spec.cross
             return lambda r: f"{group_key(r.field(name))} / {group_key(r.field(other))}"
+        if spec.list_literal:
+            return lambda r: _list_labels(r.field(name))
         if spec.contains:
             wanted = tuple(spec.contains)
 
@@ -72,6 +74,21 @@ def labeler(spec: Any) -> Callable[[Record], Any]:
                 return value
         return MISSING
     return label
+
+
+def _list_labels(value: Any) -> tuple:
+    """The labels of a list-literal field: each element of the list its text reads as (parsed, never run),
+    a repeated one twice; a text that is not a list literal is its own one label."""
+    from rulekit.core.pyliteral import Unreadable, read_literal
+
+    if isinstance(value, str):
+        try:
+            items = read_literal(value)
+        except (Unreadable, RecursionError):
+            return (value,)
+        if isinstance(items, (list, tuple)):
+            return tuple(group_key(item) for item in items)
+    return (group_key(value),)
 
 
 def breakdown_figures(spec: Any, per_value: dict[str, dict]) -> dict:

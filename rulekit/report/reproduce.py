@@ -59,6 +59,7 @@ class Family:
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
     metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
     score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
+    fields: tuple[tuple[str, str], ...] = ()  # how its prediction sheets' columns map to record fields (`--field`)
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,7 +72,7 @@ def registry() -> tuple[Family, ...]:
     raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
     return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
                         tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()),
-                        spec.get("score-file"))
+                        spec.get("score-file"), tuple((spec.get("fields") or {}).items()))
                  for framework, families in raw.items() for name, spec in families.items())
 
 
@@ -196,20 +197,37 @@ def _figure(metrics: dict, path: str) -> float | None:
     return float(value) if type(value) in (int, float) else None
 
 
+def _first_figure(metrics: dict, paths: Any, split: str, metric: str) -> float | None:
+    """The figure at the first of `paths` (a dotted path or a list of them, {split} and {metric} filled
+    in) that is present."""
+    for path in ([paths] if isinstance(paths, str) else paths or []):
+        value = _figure(metrics, path.replace("{split}", split).replace("{metric}", metric))
+        if value is not None:
+            return value
+    return None
+
+
 def _with_counts(result, spec: dict) -> dict:
     """A result's metrics with the counts a score file may print: `n` (records), `outcomes.OUTCOME` (records
-    decided so: MathVision's `prefetch` is `outcomes.rule`) and, per value of the report's row `key`
-    field, `outcomes_by.FIELD.VALUE.OUTCOME` (the field as records carry it: `category` for a `Subject`
-    column is named by the numbers' paths)."""
+    decided so: MathVision's `prefetch` is `outcomes.rule`) and, per value of each `count-by` entry (a
+    field name, or a breakdown mapping such as `{field: skills, list-literal: true}`),
+    `outcomes_by.NAME.VALUE.OUTCOME` (the field as records carry it: `category` for a `Subject` column
+    is named by the numbers' paths)."""
+    from rulekit.language.schema import BreakdownSpec
+    from rulekit.metrics.rollup import labeler
+
     outcomes: dict[str, int] = {}
     by: dict[str, dict[str, dict[str, int]]] = {}
-    fields = spec.get("count-by") or []
+    specs = [BreakdownSpec.model_validate(item if isinstance(item, dict) else {"field": item})
+             for item in spec.get("count-by") or []]
+    labels = [(s.key, labeler(s)) for s in specs]
     for record, decision in zip(result.records, result.decisions):
         outcomes[decision.outcome] = outcomes.get(decision.outcome, 0) + 1
-        for name in fields:
-            value = str(record.meta.get(name))
-            counts = by.setdefault(name, {}).setdefault(value, {})
-            counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
+        for name, label in labels:
+            found = label(record)
+            for value in (found if type(found) is tuple else (found,)):
+                counts = by.setdefault(name, {}).setdefault(str(value), {})
+                counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
     return dict(result.metrics, n=len(result.decisions), outcomes=outcomes, outcomes_by=by)
 
 
@@ -229,17 +247,13 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
         if isinstance(entry, dict):
             scale, times, per = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("per")
             zero, entry = bool(entry.get("count")), entry.get("path")
-        value = None
-        for path in ([entry] if isinstance(entry, str) else entry or []):
-            value = _figure(metrics, path.replace("{split}", split).replace("{metric}", metric))
-            if value is not None:
-                break
+        value = _first_figure(metrics, entry, split, metric)
         if value is None and zero:  # a count of records decided so: none were
             value = 0.0
         for other, divide in ((times, False), (per, True)):  # times: a share times its records; per: a count over them
             if value is None or other is None:
                 continue
-            figure = _figure(metrics, other.replace("{split}", split).replace("{metric}", metric))
+            figure = _first_figure(metrics, other, split, metric)
             if figure is None or (divide and figure == 0):
                 value = None
             else:
@@ -836,7 +850,7 @@ def score_artifact(art: Artifact) -> Scored:
                      f"{family.name} family")
     rulesets = [load_ruleset(name) for name in family.rulesets]
     by_name = {rs.name: rs for rs in rulesets}
-    results = evaluate(rulesets, read_records([str(art.predictions)]), keep=True)
+    results = evaluate(rulesets, read_records([str(art.predictions)], fields=dict(family.fields) or None), keep=True)
     never: set[str] = set()
     if art.result_sheet is not None and family.name == "circular":
         replies, guessed, never = circular_judge_replies(art.result_sheet, results[0].records)
