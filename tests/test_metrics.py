@@ -266,3 +266,17 @@ def test_and_whole_needs_split(tmp_path):
     (tmp_path / "rs.yaml").write_text(SPLIT_RULESET.replace('split: ",", and-whole', 'and-whole'), encoding="utf-8")
     result = CliRunner().invoke(main, ["test", str(tmp_path / "rs.yaml")])
     assert result.exit_code == 2 and "give `split` too" in result.output
+
+
+def test_a_list_literal_breakdown_counts_each_element_a_repeat_twice(tmp_path):
+    """`list-literal: true` (VLMEvalKit's MathVista_acc tallies `eval(skills)`): each element of the list the
+    text reads as — parsed, never run — a repeated one twice; a text that is not a list literal is itself."""
+    ruleset = SPLIT_RULESET.replace('''    - {field: meta.tags, split: ",", name: tags}
+    - {field: meta.tags, split: ",", and-whole: "_", name: both}''', "    - {field: meta.tags, list-literal: true, name: tags}")
+    rows = [{"id": str(i), "question_type": "multiple-choice", "choices": {"A": "a", "B": "b"}, "answer": "A",
+             "response": reply, "meta": {"tags": tags}}
+            for i, (reply, tags) in enumerate([("A", "['algebra', 'logic']"), ("B", "['logic', 'logic']"),
+                                               ("A", "geometry"), ("A", "__import__('os')")])]
+    m = _eval_json(tmp_path, ruleset, rows)
+    assert {k: (v["n"], v["accuracy"]) for k, v in m["by_tags"].items()} == \
+        {"algebra": (1, 1.0), "logic": (3, 1 / 3), "geometry": (1, 1.0), "__import__('os')": (1, 1.0)}
