@@ -293,21 +293,22 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         if suffix is None:
             continue
-        stem = f.name[: -len(suffix)]
+        stem = report_stem = f.name[: -len(suffix)]
         pred = _prediction_file(f, stem)
-        if pred is None or _names(f, stem)[2] is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
+        model, bench, family = _names(f, stem)
+        if pred is None or family is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
             cut, judged = _judge_named(f, stem)
             if judged is not None:
                 stem, pred = cut, judged
+                model, bench, family = _names(f, stem)
         if pred is None:
             notes.append(f"{f}: no prediction file {stem}.xlsx or {stem}.tsv next to it; skipped")
             continue
-        model, bench, family = _names(f, stem)
         if suffix in SCORE_SUFFIXES and (family is None or not family.score_file):
             notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
                          "it in rulekit/data/benchmarks.yaml); skipped")
             continue
-        sheet = _result_sheet(stem, f.parent, files, f)
+        sheet = _result_sheet(stem, f.parent, files, report_stem)
         layout = (family.score_file or {}) if family is not None else {}
         report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, report, sheet))
@@ -361,15 +362,14 @@ def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
     return stem, None
 
 
-def _result_sheet(stem: str, folder: Path, files: list[Path], report: Path | None = None) -> Path | None:
+def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "") -> Path | None:
     """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
     (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
     `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
-    `<stem>_MINI` has a report too) is not this one's; the stem of `report` itself (a report named after
-    the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`) is not another's."""
+    `<stem>_MINI` has a report too) is not this one's; `report_stem`, the stem of this report itself (one
+    named after the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`), is not another's."""
     here = [g for g in files if g.parent == folder]
-    own = {report.name[: -len(suffix)] for suffix in REPORT_SUFFIXES if report.name.endswith(suffix)} if report else set()
-    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem} - own
+    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem, report_stem}
     mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
             and not g.name.endswith(REPORT_SUFFIXES)
             and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
