@@ -8,12 +8,13 @@ OUT/<MODEL>_MathVision_<JUDGE>.xlsx (res, log) and OUT/<MODEL>_MathVision_<JUDGE
     python rate_mathv_workdir.py MODEL JUDGE records.jsonl OUT   (image_vqa.py, mathv.py and
     matching_util.py beside it; needs pandas, xlsxwriter, openpyxl and what mathv_original.py needs)
 A record: id (its `index`), question, choices, response (prediction), answer, meta.category, judge_replies."""
-import json, os, sys, types
+import json, os, sys
 from pathlib import Path
 
 import pandas as pd
 
 from mathv_original import mathv
+from modules import stub_packages
 from workdir_original import ScriptedJudge, dump, load, run_method
 
 model_name, judge_name, records, out = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
@@ -28,8 +29,7 @@ dump(frame, eval_file)
 back = load(eval_file)  # the prompt of each row as the method builds it, from the sheet read back
 judge = ScriptedJudge({mathv.build_mathv_gpt4_prompt(back.iloc[i]): r["judge_replies"][0] for i, r in enumerate(rows)})
 mathv.load = load
-for name in ("vlmeval.dataset", "vlmeval.dataset.utils"):
-    pkg = types.ModuleType(name); pkg.__path__ = []; sys.modules[name] = pkg
+stub_packages("vlmeval.dataset", "vlmeval.dataset.utils")
 sys.modules["vlmeval.dataset.utils.mathv"] = mathv
-run_method("image_vqa.py", "MathVision", "evaluate_heuristic", judge, eval_file, model=judge_name, nproc=4)
+run_method("image_vqa.py", "MathVision", "evaluate_heuristic", eval_file, judge=judge, model=judge_name, nproc=4)
 os.remove(str(out / f"{model_name}_MathVision_{judge_name}.pkl"))

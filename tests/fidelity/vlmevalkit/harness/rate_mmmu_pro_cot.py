@@ -8,18 +8,12 @@ order, the prediction the matcher reads for each record whose reply it changed (
 can_infer returned for every record ({id: letter}; False as null).
     python rate_mmmu_pro_cot.py records.jsonl out.json   (image_mcq.py and matching_util.py beside it;
     needs pandas, xlsxwriter, openpyxl)"""
-import ast, hashlib, importlib.util, json, logging, string, sys, textwrap, types
+import ast, hashlib, json, string, sys, textwrap
 from collections import defaultdict
 
 import pandas as pd
 
-log = types.ModuleType("vlmeval.smp.log")
-log.get_logger = logging.getLogger
-sys.modules.update({"vlmeval": types.ModuleType("vlmeval"), "vlmeval.smp": types.ModuleType("vlmeval.smp"),
-                    "vlmeval.smp.log": log})
-spec = importlib.util.spec_from_file_location("vlmeval.utils.matching_util", "matching_util.py")
-matching = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(matching)
+from matching_original import matching
 
 source = open("image_mcq.py", encoding="utf-8").read()
 cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "MMMUProDataset")

@@ -7,22 +7,23 @@ OUT/<MODEL>_<DATASET>_acc.csv as dump_csv writes it (QUOTE_ALL); `mp.Pool(16).ma
 (same rows, same order); the per-row `_results.xlsx` is not written: instead each row's score as
 hit_calculate gives it goes to HITS.json ({index: score}).
     python rate_vqa.py DATASET MODEL records.jsonl OUT HITS.json   (image_vqa.py, vqa_eval.py, misc.py beside it;
-    needs pandas, numpy, xlsxwriter, openpyxl)
+    needs pandas, numpy, xlsxwriter, openpyxl; I/O: workdir_original.py)
 A record: id (its `index`), question, response (prediction), answer, and `meta` columns (split, category)."""
-import ast, csv, json, sys, types
+import csv, json, sys, types
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from misc_original import load_module as _load, misc
+from misc_original import misc
+from modules import load_module, stub_packages
+from workdir_original import dump as dump_xlsx, run_method
 
-for name in ("vlmeval", "vlmeval.dataset", "vlmeval.dataset.utils"):
-    pkg = types.ModuleType(name); pkg.__path__ = []; sys.modules[name] = pkg
+stub_packages("vlmeval", "vlmeval.dataset", "vlmeval.dataset.utils")
 sys.modules["vlmeval.smp"] = types.SimpleNamespace(istype=misc.istype, listinstr=misc.listinstr,
                                                    process_punctuation=misc.process_punctuation)
-vqa_eval = _load("vlmeval.dataset.utils.vqa_eval", "vqa_eval.py")
+vqa_eval = load_module("vlmeval.dataset.utils.vqa_eval", "vqa_eval.py")
 
 dataset, model, records, out, hits_path = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4]), sys.argv[5]
 out.mkdir(parents=True, exist_ok=True)
@@ -32,8 +33,7 @@ frame = pd.DataFrame({"index": [r["id"] for r in rows], "question": [r["question
                       "answer": [r["answer"] for r in rows], **{k: [r["meta"][k] for r in rows] for k in meta},
                       "prediction": [r["response"] for r in rows]})
 eval_file = str(out / f"{model}_{dataset}.xlsx")
-with pd.ExcelWriter(eval_file, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}) as w:
-    frame.to_excel(w, index=False)
+dump_xlsx(frame, eval_file)
 
 
 def dump(data, f):
@@ -45,15 +45,6 @@ def dump(data, f):
         json.dump(hits, open(hits_path, "w"), sort_keys=True)
 
 
-source = open("image_vqa.py", encoding="utf-8").read()
-cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "ImageVQADataset")
-method = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "evaluate_heuristic")
-seg = ast.get_source_segment(source, method)
-namespace = {"__name__": "vlmeval.dataset.image_vqa", "__package__": "vlmeval.dataset", "load": pd.read_excel,
-             "dump": dump, "d2df": misc.d2df, "listinstr": misc.listinstr, "np": np, "partial": partial,
-             "mp": types.SimpleNamespace(Pool=lambda n: types.SimpleNamespace(map=lambda f, xs: list(map(f, xs)))),
-             # smp/file.py: `_acc` takes the eval format (csv), anything else the prediction format (xlsx)
-             "get_intermediate_file_path": lambda f, suffix, fmt=None: f.replace(
-                 ".xlsx", f"{suffix}.{fmt or ('csv' if suffix.endswith('_acc') else 'xlsx')}")}
-exec(compile(seg, "image_vqa.py", "exec"), namespace)
-namespace["evaluate_heuristic"](types.SimpleNamespace(dataset_name=dataset), eval_file)
+run_method("image_vqa.py", "ImageVQADataset", "evaluate_heuristic", eval_file, attributes={"dataset_name": dataset},
+           names={"dump": dump, "d2df": misc.d2df, "listinstr": misc.listinstr, "np": np, "partial": partial,
+                  "mp": types.SimpleNamespace(Pool=lambda n: types.SimpleNamespace(map=lambda f, xs: list(map(f, xs))))})

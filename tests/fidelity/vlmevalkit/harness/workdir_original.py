@@ -1,4 +1,5 @@
-"""What the work-dir harnesses share (rate_mathv_workdir.py, rate_mathvista_workdir.py): VLMEvalKit's file
+"""What the work-dir harnesses share (rate_mathv_workdir.py, rate_mathvista_workdir.py, rate_vqa.py,
+rate_visulogic_workdir.py): VLMEvalKit's file
 I/O as vlmeval/smp/file.py does it (dump_xlsx with pandas + xlsxwriter and strings_to_formulas off, dump_csv
 with QUOTE_ALL, load_xlsx = pd.read_excel, .pkl by pickle), `track_progress_rich` as a plain loop that saves
 what it returns, a judge whose reply to each prompt is scripted, and a dataset method run from its source
@@ -44,16 +45,28 @@ class ScriptedJudge:
         return self.replies[prompt]
 
 
-def run_method(path, class_name, method_name, judge, *args, **kwargs):
-    """`class_name.method_name(SimpleNamespace(), *args, **kwargs)` from the source of `path`, with the
-    I/O above, `build_judge` giving `judge`, and get_intermediate_file_path as smp/file.py resolves it
-    for an .xlsx prediction file (no format given: the prediction format, xlsx)."""
+def intermediate_path(eval_file, suffix, target_format=None):
+    """vlmeval/smp/file.py get_intermediate_file_path for an .xlsx prediction file with the default formats:
+    `_tmp`/`_response`/`_processed` → pkl, `_rating`/`_config`/`_meta` → json, `_acc`/`_fine`/`_metrics` →
+    csv (the eval format), anything else → xlsx (the prediction format)."""
+    if target_format is None:
+        ends = lambda words: any(suffix.endswith(w) for w in words)  # noqa: E731
+        target_format = ("pkl" if ends(["_tmp", "_response", "_processed"]) else
+                         "json" if ends(["_rating", "_config", "_meta"]) else
+                         "csv" if ends(["_acc", "_fine", "_metrics"]) else "xlsx")
+    return eval_file.replace(".xlsx", f"{suffix}.{target_format}")
+
+
+def run_method(path, class_name, method_name, *args, judge=None, names=None, attributes=None, **kwargs):
+    """`class_name.method_name(self, *args, **kwargs)` from the source of `path`, `self` a namespace of
+    `attributes` (e.g. `dataset_name`), with the I/O above (`names` adds or replaces globals the method
+    reads) and `build_judge` giving `judge`."""
     source = open(path, encoding="utf-8").read()
     cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == class_name)
     method = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method_name)
-    namespace = {"__name__": "vlmeval.dataset.image_vqa", "__package__": "vlmeval.dataset", "os": os, "osp": osp,
+    module = "vlmeval.dataset." + os.path.basename(path).rsplit(".", 1)[0]
+    namespace = {"__name__": module, "__package__": "vlmeval.dataset", "os": os, "osp": osp, "pd": pd,
                  "load": load, "dump": dump, "track_progress_rich": track_progress_rich, "DEBUG_MESSAGE": "",
-                 "build_judge": lambda **_: judge,
-                 "get_intermediate_file_path": lambda f, suffix, fmt=None: f.replace(".xlsx", f"{suffix}.{fmt or 'xlsx'}")}
+                 "build_judge": lambda **_: judge, "get_intermediate_file_path": intermediate_path, **(names or {})}
     exec(compile(ast.get_source_segment(source, method), path, "exec"), namespace)
-    return namespace[method_name](types.SimpleNamespace(), *args, **kwargs)
+    return namespace[method_name](types.SimpleNamespace(**(attributes or {})), *args, **kwargs)

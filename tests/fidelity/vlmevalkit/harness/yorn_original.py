@@ -4,7 +4,8 @@ only what they import at load time stubbed: `sty`, huggingface_hub's cache manag
 whose `load` takes the DataFrame itself so the rating functions run on rows built here."""
 import sys, types
 
-from misc_original import load_module as load, misc
+from misc_original import misc
+from modules import load_module as load
 
 sys.modules["vlmeval"] = types.ModuleType("vlmeval")
 sys.modules["vlmeval.smp"] = types.SimpleNamespace(d2df=misc.d2df, load=lambda frame: frame,
