@@ -412,8 +412,9 @@ def list_cmd(benchmark):
         for col in ("framework", "family", "rulesets (tried in this order)", "how it scores"):
             table.add_column(col)
         for f in families:  # the judged generations replay a run's judge replies (`reproduce`), or ask a judge
-            table.add_row(f.framework, f.name, ", ".join(f.rulesets) + (f"\nwith a judge: {', '.join(f.judged)}"
-                                                                         if f.judged else ""), f.summary)
+            judged = [name for name in f.judged if name not in f.rulesets]  # LogicVista's is its only one
+            table.add_row(f.framework, f.name, ", ".join(f.rulesets) + (f"\nwith a judge: {', '.join(judged)}"
+                                                                         if judged else ""), f.summary)
         _out().print(table)
         return
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)

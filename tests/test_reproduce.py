@@ -462,3 +462,48 @@ def test_reports_named_after_the_judge_with_a_row_per_category_are_reproduced(wo
     if ruleset.endswith("+judge"):  # the rows the judge was asked about, by the sheet's `log`
         judged = int(overall["tot"]) - int(overall["prefetch"])
         assert any(note.startswith(f"its rules leave the same {judged} rows unmatched as") for note in rows[0]["notes"])
+
+
+JUDGED = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-judged" / "judged-model"
+
+
+def test_judge_only_benchmarks_are_reproduced_from_their_judges_sheet():
+    """LogicVista and MMVet ask the judge about every row: their rulesets run only with the sheet's replies
+    replayed (LogicVista's `res`, an empty one after five refused tries refused at every try; MMVet's
+    `score`), and give back every number of evaluate_logicvista's table and of both MMVet_acc tables."""
+    result = _run(JUDGED, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    by_report = {}
+    for r in rows:
+        by_report.setdefault(r["report"], []).append(r)
+    assert {name: len(found) for name, found in by_report.items()} == {
+        "judged-model_LogicVista_gpt4o-mini_score.csv": 18, "judged-model_MMVet_gpt-4o-mini_score.csv": 14,
+        "judged-model_MMVet_gpt-4o-mini_score_fine.csv": 24}
+    overall = {(r["report"].split("_")[1], r["metric"]): r["reported"] for r in rows if r["split"] == "Overall"}
+    assert overall == {("LogicVista", "tot"): "300", ("LogicVista", "hit"): "185",
+                       ("LogicVista", "acc"): "61.66666666666667", ("MMVet", "tot"): "300",
+                       ("MMVet", "acc"): "57.70000000000013"}
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-logicvista+judge", "vlmevalkit-mmvet+judge"}
+    for r in rows:
+        assert f"its rules leave the same 300 rows unmatched as {r['report'].rsplit('_score', 1)[0]}.xlsx shows" \
+            in r["notes"]
+    # the two MMVet reports share a prediction file: the table tells them apart
+    table = _run(JUDGED).stdout
+    assert "MMVet (_gpt-4o-mini_score)" in table and "MMVet (_gpt-4o-mini_score_fine)" in table
+
+
+def test_a_judge_only_benchmark_without_its_judges_sheet_says_what_it_needs(tmp_path):
+    """Without `<model>_LogicVista_<judge>.xlsx` no judge reply can be replayed (and no server is asked):
+    every number is left unreproduced with a note naming the sheet it needs."""
+    work = tmp_path / "judged-model"
+    work.mkdir()
+    for name in ("judged-model_LogicVista.xlsx", "judged-model_LogicVista_gpt4o-mini_score.csv"):
+        shutil.copy(JUDGED / name, work / name)
+    result = _run(work, "--format", "json")
+    assert result.exit_code == 1, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 18 and not any(r["matched"] or r["reproduced"] is not None for r in rows)
+    assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge about every row: reproducing needs the "
+                                "judge's replies, in its sheet `judged-model_LogicVista_<judge>.xlsx`, not found"]

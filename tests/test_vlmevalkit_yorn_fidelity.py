@@ -278,11 +278,11 @@ def test_a_score_file_number_off_by_a_little_is_not_reproduced_and_unknown_score
     table = json.loads((HERE / "pope_rating.json").read_text(encoding="utf-8"))
     table["popular"]["recall"] += 0.001
     _score_csv(model / "demo_model_POPE_score.csv", table)
-    # MMVet's score file has no `score-file:` entry in the registry (MathVista's has one since issue 16)
-    (model / "demo_model_MMVet.tsv").write_text("index\tanswer\tprediction\n1\t2\t2\n", encoding="utf-8")
-    (model / "demo_model_MMVet_score.csv").write_text("Category,tot,acc\nOverall,1,50.0\n", encoding="utf-8")
+    # a score file of a family without a `score-file:` entry in the registry (MMVet's has one since issue 16)
+    (model / "demo_model_SEEDBench2.tsv").write_text("index\tanswer\tprediction\n1\t2\t2\n", encoding="utf-8")
+    (model / "demo_model_SEEDBench2_score.csv").write_text("Category,tot,acc\nOverall,1,50.0\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["reproduce", str(tmp_path), "--format", "json"])
     assert result.exit_code == 1, result.output
     out = json.loads(result.stdout)
     assert [(r["split"], r["metric"]) for r in out["results"] if not r["matched"]] == [("popular", "recall")]
-    assert any("does not recompute VLMEvalKit's `MMVet` score file" in n for n in out["notes"])
+    assert any("does not recompute VLMEvalKit's `SEEDBench2` score file" in n for n in out["notes"])

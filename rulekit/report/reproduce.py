@@ -29,8 +29,9 @@ import yaml
 
 from rulekit.core.errors import InputError, Loc, UsageError
 
-REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score.json")
-SCORE_SUFFIXES = ("_score.csv", "_score.json")  # what ImageYORNDataset and OCRBench write instead of `_acc`
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score_fine.csv", "_score.json")
+# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
+SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
 HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
 
 
@@ -598,11 +599,12 @@ def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]
 def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[str], set[str]]:
     """({id: the judge's reply}, {}, {ids the rules did not settle}) of a judge benchmark's sheet, as the
     registry's `judge-sheet: {reply: COLUMN, log: COLUMN, settled: TEXT}` reads it (MathVision's
-    `<model>_MathVision_<judge>.xlsx`: `res`, and `log` "Prefetch succeed" where no judge was asked).
-    An empty reply cell is the empty reply."""
+    `<model>_MathVision_<judge>.xlsx`: `res`, and `log` "Prefetch succeed" where no judge was asked;
+    without `settled`, every row was asked: LogicVista's `res`, MMVet's `score`). An empty reply cell is
+    the empty reply; a number is its repr (MMVet's score 0.5 is the reply "0.5")."""
     replies = {}
     for r in _sheet_records(sheet):
-        if r.meta.get(spec.get("log", "log")) == spec["settled"]:
+        if "settled" in spec and r.meta.get(spec.get("log", "log")) == spec["settled"]:
             continue
         reply = r.meta.get(spec.get("reply", "res"))
         replies[r.id] = "" if reply is None else reply if isinstance(reply, str) else repr(reply)
@@ -658,8 +660,10 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
              sheet: Path) -> list[tuple[Any, str | None]]:
     """Each judged generation run with the sheet's judge replies imported into a temporary judge cache
     (model `imported:<sheet>`, never a server): (Result, None), or (None, why it cannot be replayed)
-    when rows it would send to the judge have no reply in the sheet. A row VLMEvalKit guessed at
-    random gets unusable replies, so the ruleset's own (seeded) guess decides it."""
+    when rows it would send to the judge have no reply in the sheet. A sheet keeps one reply per row,
+    the one the framework kept, so it stands for every try: one the judge's rules refuse (LogicVista's
+    "" after five refused tries) is refused at each. A row VLMEvalKit guessed at random gets unusable
+    replies, so the ruleset's own (seeded) guess decides it."""
     import tempfile
 
     from rulekit.engine.compiler import load_ruleset
@@ -679,11 +683,10 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
                 missing = []
                 for section, record, prompts, _ in pending(rs, records):
                     client = client_for(section.fallback.judge)
-                    if record.id in replies:
-                        client.cache.put(client.key(prompts[0], 1), client.model, prompts[0], 1, replies[record.id])
-                    elif record.id in guessed:
+                    if record.id in replies or record.id in guessed:
+                        reply = replies.get(record.id, "")
                         for attempt in range(1, client.spec.retries + 1):
-                            client.cache.put(client.key(prompts[0], attempt), client.model, prompts[0], attempt, "")
+                            client.cache.put(client.key(prompts[0], attempt), client.model, prompts[0], attempt, reply)
                     else:
                         missing.append(record.id)
                 ready.append((rs, missing))
@@ -717,6 +720,7 @@ class Row:
     notes: list[str] = field(default_factory=list)
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
+    report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -727,7 +731,8 @@ class Row:
         return {"file": self.file, "framework": self.framework, "model": self.model, "benchmark": self.benchmark,
                 "metric": self.metric, "split": self.split, "reported": self.reported,
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
-                "notes": self.notes, **({"differences": self.differences} if self.differences else {})}
+                "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
+                **({"report": self.report} if self.report else {})}
 
 
 def _mean(values: list) -> float | None:
@@ -848,12 +853,16 @@ def score_artifact(art: Artifact) -> Scored:
         family = next(f for f in registry() if f.framework == art.framework and f.name == "multiple-choice")
         notes.append(f"benchmark `{art.benchmark}` is not in rulekit/data/benchmarks.yaml; tried the "
                      f"{family.name} family")
-    rulesets = [load_ruleset(name) for name in family.rulesets]
+    # a generation that is also among the judged ones asks a judge about every row (LogicVista, MMVet):
+    # it runs only with the sheet's replies replayed
+    rulesets = [load_ruleset(name) for name in family.rulesets if name not in family.judged]
     by_name = {rs.name: rs for rs in rulesets}
-    results = evaluate(rulesets, read_records([str(art.predictions)], fields=dict(family.fields) or None), keep=True)
+    records = list(read_records([str(art.predictions)], fields=dict(family.fields) or None))
+    results = evaluate(rulesets, records, keep=True) if rulesets else []
+    records = results[0].records if results else records
     never: set[str] = set()
     if art.result_sheet is not None and family.name == "circular":
-        replies, guessed, never = circular_judge_replies(art.result_sheet, results[0].records)
+        replies, guessed, never = circular_judge_replies(art.result_sheet, records)
         unmatched = None  # the sheet has one row per group: which rotations the rules matched is not all there
     elif art.result_sheet is not None and (family.score_file or {}).get("judge-sheet"):
         replies, guessed, unmatched = judge_sheet_replies(art.result_sheet, family.score_file["judge-sheet"])
@@ -865,7 +874,7 @@ def score_artifact(art: Artifact) -> Scored:
                      f"{len(guessed)} guessed at random by VLMEvalKit"
                      + (f", {len(never)} never judged (after a failed rotation of their group)" if never else ""))
         judged = []
-        for result, why in replayed(family.judged, results[0].records, replies, guessed | never, art.result_sheet):
+        for result, why in replayed(family.judged, records, replies, guessed | never, art.result_sheet):
             if result is None:
                 notes.append(why)
             else:
@@ -874,6 +883,10 @@ def score_artifact(art: Artifact) -> Scored:
         if guessed:
             notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
+    if not results:
+        notes.append(f"{', '.join(f'`{n}`' for n in family.rulesets)} asks a judge about every row: reproducing "
+                     f"needs the judge's replies, in its sheet `{art.predictions.stem}_<judge>.xlsx`"
+                     + (f" ({art.result_sheet.name} has none)" if art.result_sheet is not None else ", not found"))
     score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES) or (
         family.score_file is not None and family.score_file.get("layout") == "rows"))
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
@@ -919,7 +932,10 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     """One Row per published number of `sc.art`, with the generation chosen: every number given back,
     then the least disagreement with the framework's result sheet, then `prefer` (the generation that
     fits the other files of the same run), then the registry's order."""
-    art, family, scored, notes, unmatched, percent = sc.art, sc.family, sc.candidates, list(sc.notes), sc.unmatched, sc.percent
+    art, scored, notes, unmatched, percent = sc.art, sc.candidates, list(sc.notes), sc.unmatched, sc.percent
+    if not scored:  # nothing could be run (a judge-only family without its judge's replies)
+        return [Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text, None,
+                    None, False, list(notes), [], percent, art.report.name) for n in art.numbers]
     sheet_distance = sc.distance
     rank = {name: i for i, name in enumerate(prefer)}
     complete = [s for s in scored if all(s[2].values())]
@@ -971,7 +987,8 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     for n in art.numbers:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
-                        differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent))
+                        differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
+                        art.report.name))
     return rows
 
 
@@ -1011,6 +1028,19 @@ def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
 
 
 # ---------------------------------------------------------------- output
+def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
+    """Each row's benchmark as shown: with its report's own ending where one prediction file has several
+    reports (MMVet's `_score.csv` and `_score_fine.csv`), so their rows can be told apart."""
+    reports: dict[str, set[str]] = {}
+    for row in rows:
+        reports.setdefault(row.file, set()).add(row.report)
+    out = {}
+    for row in rows:
+        ending = row.report[len(Path(row.file).stem):].rsplit(".", 1)[0] if row.report.startswith(Path(row.file).stem) else row.report
+        out[id(row)] = f"{row.benchmark} ({ending})" if len(reports[row.file]) > 1 else row.benchmark
+    return out
+
+
 def render_table(rows: list[Row], notes: list[str], console) -> None:
     """One line per published number (Overall first, then categories), notes under it."""
     from rich.table import Table
@@ -1025,10 +1055,11 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                          ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
                          ("", "left")):
         table.add_column(col, justify=justify)
-    for row in sorted(rows, key=lambda r: (r.file, r.split, not is_headline(r), r.metric)):
+    label = _benchmark_labels(rows)
+    for row in sorted(rows, key=lambda r: (r.file, r.report, r.split, not is_headline(r), r.metric)):
         ours = row.shown()
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
-        table.add_row(Text(row.model), Text(row.benchmark), Text(row.metric), Text(row.split), row.reported,
+        table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
                       f"{ours:.6f}" if ours is not None else "-", delta, Text(row.ruleset or "-"),
                       Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
     console.print(table)
@@ -1047,17 +1078,18 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     `Overall`, MMEvalPro's `genuine_accuracy_score`), then the other numbers that did not match."""
     out = ["| model | benchmark | split | metric | reported | reproduced | ruleset | matched |",
            "|---|---|---|---|---:|---:|---|---|"]
-    for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.split)):
+    label = _benchmark_labels(rows)
+    for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.report, r.split)):
         if not is_headline(row):
             continue
         ours = "-" if row.reproduced is None else repr(row.shown())
-        out.append(f"| {row.model} | {row.benchmark} | {row.split} | {row.metric} | {row.reported} | {ours} | "
+        out.append(f"| {row.model} | {label[id(row)]} | {row.split} | {row.metric} | {row.reported} | {ours} | "
                    f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
     missed = [r for r in rows if not is_headline(r) and not r.matched]
     if missed:
         out.append("")
         out.append(f"{len(missed)} other numbers were not reproduced: "
-                   + ", ".join(f"{r.model}/{r.benchmark}/{r.split}/{r.metric}" for r in missed[:20]))
+                   + ", ".join(f"{r.model}/{label[id(r)]}/{r.split}/{r.metric}" for r in missed[:20]))
     for note in notes:
         out.append(f"\n- {note}")
     return "\n".join(out) + "\n"

@@ -1,5 +1,5 @@
 """What the work-dir harnesses share (rate_mathv_workdir.py, rate_mathvista_workdir.py, rate_vqa.py,
-rate_visulogic_workdir.py): VLMEvalKit's file
+rate_visulogic_workdir.py, rate_judged_workdir.py): VLMEvalKit's file
 I/O as vlmeval/smp/file.py does it (dump_xlsx with pandas + xlsxwriter and strings_to_formulas off, dump_csv
 with QUOTE_ALL, load_xlsx = pd.read_excel, .pkl by pickle), `track_progress_rich` as a plain loop that saves
 what it returns, a judge whose reply to each prompt is scripted, and a dataset method run from its source
@@ -33,7 +33,8 @@ def track_progress_rich(func, tasks, nproc, chunksize, keys, save):
 
 
 class ScriptedJudge:
-    """build_judge's model: the scripted reply to each prompt ({prompt: reply})."""
+    """build_judge's model: the scripted reply to each prompt ({prompt: reply}, or {prompt: [reply per try]}
+    for a judge asked again at a temperature 0.5 higher each try)."""
 
     def __init__(self, replies):
         self.replies = replies
@@ -42,7 +43,8 @@ class ScriptedJudge:
         return True
 
     def generate(self, prompt, temperature=0):
-        return self.replies[prompt]
+        reply = self.replies[prompt]
+        return reply[round(temperature / 0.5)] if isinstance(reply, list) else reply
 
 
 def intermediate_path(eval_file, suffix, target_format=None):
