@@ -467,10 +467,11 @@ def test_reports_named_after_the_judge_with_a_row_per_category_are_reproduced(wo
 JUDGED = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-judged" / "judged-model"
 
 
-def test_judge_only_benchmarks_are_reproduced_from_their_judges_sheet():
-    """LogicVista and MMVet ask the judge about every row: their rulesets run only with the sheet's replies
-    replayed (LogicVista's `res`, an empty one after five refused tries refused at every try; MMVet's
-    `score`), and give back every number of evaluate_logicvista's table and of both MMVet_acc tables."""
+def test_judge_benchmarks_are_reproduced_from_their_judges_sheet():
+    """LogicVista, MMVet, CharXiv and DynaMath ask a judge: their rulesets run only with the sheet's replies
+    replayed — LogicVista's `res` (an empty one, after five refused tries, refused at every try), MMVet's
+    `score`, CharXiv's `extracted_answer` and `score` as the JSON object they came from, DynaMath's
+    `extracted` — and give back every number of the reports VLMEvalKit's own evaluate wrote."""
     result = _run(JUDGED, "--format", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["results"]
@@ -480,15 +481,23 @@ def test_judge_only_benchmarks_are_reproduced_from_their_judges_sheet():
         by_report.setdefault(r["report"], []).append(r)
     assert {name: len(found) for name, found in by_report.items()} == {
         "judged-model_LogicVista_gpt4o-mini_score.csv": 18, "judged-model_MMVet_gpt-4o-mini_score.csv": 14,
-        "judged-model_MMVet_gpt-4o-mini_score_fine.csv": 24}
-    overall = {(r["report"].split("_")[1], r["metric"]): r["reported"] for r in rows if r["split"] == "Overall"}
-    assert overall == {("LogicVista", "tot"): "300", ("LogicVista", "hit"): "185",
-                       ("LogicVista", "acc"): "61.66666666666667", ("MMVet", "tot"): "300",
-                       ("MMVet", "acc"): "57.70000000000013"}
-    assert {r["ruleset"] for r in rows} == {"vlmevalkit-logicvista+judge", "vlmevalkit-mmvet+judge"}
-    for r in rows:
-        assert f"its rules leave the same 300 rows unmatched as {r['report'].rsplit('_score', 1)[0]}.xlsx shows" \
-            in r["notes"]
+        "judged-model_MMVet_gpt-4o-mini_score_fine.csv": 24, "judged-model_CharXiv_reasoning_val_gpt-4o-mini_acc.csv": 5,
+        "judged-model_CharXiv_descriptive_val_gpt-4o-mini_acc.csv": 6, "judged-model_DynaMath_gpt-4o-mini_score.csv": 16}
+    headline = {(r["benchmark"], r["split"], r["metric"]): r["reported"] for r in rows
+                if r["metric"] == "Overall" or r["split"] == "Overall"}
+    assert headline == {
+        ("LogicVista", "Overall", "tot"): "300", ("LogicVista", "Overall", "hit"): "185",
+        ("LogicVista", "Overall", "acc"): "61.66666666666667", ("MMVet", "Overall", "tot"): "300",
+        ("MMVet", "Overall", "acc"): "57.70000000000013", ("CharXiv_reasoning_val", "none", "Overall"): "0.33125",
+        ("CharXiv_descriptive_val", "none", "Overall"): "0.3", ("DynaMath", "Average", "Overall"): "0.41333333333333333",
+        ("DynaMath", "Worst Case", "Overall"): "0.06"}
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-logicvista+judge", "vlmevalkit-mmvet+judge",
+                                            "vlmevalkit-charxiv-reasoning+judge", "vlmevalkit-charxiv-descriptive+judge",
+                                            "vlmevalkit-dynamath+judge"}
+    for r in rows:  # the sheets with a `log` say every row was asked; DynaMath's does not say which were
+        if r["benchmark"] in ("LogicVista", "MMVet"):
+            sheet = r["report"].rsplit("_score", 1)[0] + ".xlsx"
+            assert f"its rules leave the same 300 rows unmatched as {sheet} shows" in r["notes"]
     # the two MMVet reports share a prediction file: the table tells them apart
     table = _run(JUDGED).stdout
     assert "MMVet (_gpt-4o-mini_score)" in table and "MMVet (_gpt-4o-mini_score_fine)" in table
@@ -505,5 +514,5 @@ def test_a_judge_only_benchmark_without_its_judges_sheet_says_what_it_needs(tmp_
     assert result.exit_code == 1, result.output
     rows = json.loads(result.stdout)["results"]
     assert len(rows) == 18 and not any(r["matched"] or r["reproduced"] is not None for r in rows)
-    assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge about every row: reproducing needs the "
+    assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge: reproducing needs the "
                                 "judge's replies, in its sheet `judged-model_LogicVista_<judge>.xlsx`, not found"]

@@ -241,9 +241,18 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
     counts are `_with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
+    prefixed = [(k.split("/", 1)[0], k.split("/", 1)[1][:-1], k) for k in table
+                if "/" in k and k.endswith("*") and not k.endswith("/*")]
     for n in numbers:
         split, metric = n.split, n.metric.strip()
-        entry = next((table[k] for k in (f"{split}/{metric}", f"*/{metric}", f"{split}/*", "*/*") if k in table), None)
+        entry = next((table[k] for k in (f"{split}/{metric}", f"*/{metric}") if k in table), None)
+        if entry is None:  # SPLIT/PREFIX*: a column named PREFIX + a value, {metric} the value (DynaMath's Subject-X)
+            found = next(((k, metric[len(pre):]) for sp, pre, k in prefixed
+                          if sp in (split, "*") and metric.startswith(pre)), None)
+            if found is not None:
+                entry, metric = table[found[0]], found[1]
+        if entry is None:
+            entry = next((table[k] for k in (f"{split}/*", "*/*") if k in table), None)
         scale, times, per, zero = float(spec.get("scale", 1)), None, None, False
         if isinstance(entry, dict):
             scale, times, per = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("per")
@@ -309,7 +318,8 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
             notes.append(f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
                          "it in rulekit/data/benchmarks.yaml); skipped")
             continue
-        sheet = _result_sheet(stem, f.parent, files, report_stem)
+        sheet = _result_sheet(stem, f.parent, files, report_stem,
+                              ((family.score_file or {}).get("judge-sheet") if family is not None else None))
         layout = (family.score_file or {}) if family is not None else {}
         report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
         artifacts.append(Artifact("vlmevalkit", model, bench, family, pred, f, report, sheet))
@@ -363,7 +373,8 @@ def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
     return stem, None
 
 
-def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "") -> Path | None:
+def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "",
+                  judge_sheet: dict | None = None) -> Path | None:
     """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
     (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
     `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
@@ -381,7 +392,8 @@ def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str =
             rows = _sheet_records(g)
         except InputError:
             continue
-        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta):
+        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta or (
+                judge_sheet and all(c in rows[0].meta for c in judge_sheet.get("json") or [judge_sheet.get("reply", "res")]))):
             return g
     return None
 
@@ -596,19 +608,30 @@ def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]
     return replies, guessed, unmatched | guessed | set(replies)
 
 
-def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[str], set[str]]:
-    """({id: the judge's reply}, {}, {ids the rules did not settle}) of a judge benchmark's sheet, as the
-    registry's `judge-sheet: {reply: COLUMN, log: COLUMN, settled: TEXT}` reads it (MathVision's
-    `<model>_MathVision_<judge>.xlsx`: `res`, and `log` "Prefetch succeed" where no judge was asked;
-    without `settled`, every row was asked: LogicVista's `res`, MMVet's `score`). An empty reply cell is
-    the empty reply; a number is its repr (MMVet's score 0.5 is the reply "0.5")."""
+def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[str], set[str] | None]:
+    """({id: the judge's reply}, {}, {ids the rules did not settle} or None) of a judge benchmark's sheet, as
+    the registry's `judge-sheet:` reads it: `reply: COLUMN` (MathVision's `res`, MMVet's `score`,
+    DynaMath's `extracted`) or `json: [COLUMN, ...]` (the reply is the JSON object of those columns:
+    CharXiv's sheet keeps its judge's `extracted_answer` and `score`, not the reply itself); `log: COLUMN`
+    with `settled: TEXT` leaves out the rows no judge was asked about (MathVision's "Prefetch succeed").
+    With a `log` column every row it keeps was asked; without one the sheet does not say which were
+    (DynaMath), so the third item is None. An empty cell is the empty reply; a number is its repr (MMVet's
+    score 0.5 is the reply "0.5")."""
+    import json
+
+    def text(value: Any) -> str:
+        return "" if value is None else value if isinstance(value, str) else repr(value)
+
     replies = {}
     for r in _sheet_records(sheet):
         if "settled" in spec and r.meta.get(spec.get("log", "log")) == spec["settled"]:
             continue
-        reply = r.meta.get(spec.get("reply", "res"))
-        replies[r.id] = "" if reply is None else reply if isinstance(reply, str) else repr(reply)
-    return replies, set(), set(replies)
+        if "json" in spec:
+            replies[r.id] = json.dumps({c: text(r.meta.get(c)) if not isinstance(r.meta.get(c), (int, float))
+                                        else r.meta.get(c) for c in spec["json"]}, ensure_ascii=False)
+        else:
+            replies[r.id] = text(r.meta.get(spec.get("reply", "res")))
+    return replies, set(), (set(replies) if "log" in spec else None)
 
 
 def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], set[str], set[str]]:
@@ -884,11 +907,12 @@ def score_artifact(art: Artifact) -> Scored:
             notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
     if not results:
-        notes.append(f"{', '.join(f'`{n}`' for n in family.rulesets)} asks a judge about every row: reproducing "
-                     f"needs the judge's replies, in its sheet `{art.predictions.stem}_<judge>.xlsx`"
+        notes.append(f"{', '.join(f'`{n}`' for n in family.rulesets)} asks a judge: reproducing needs the judge's "
+                     f"replies, in its sheet `{art.predictions.stem}_<judge>.xlsx`"
                      + (f" ({art.result_sheet.name} has none)" if art.result_sheet is not None else ", not found"))
-    score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES) or (
-        family.score_file is not None and family.score_file.get("layout") == "rows"))
+    # a score file, or any report whose family maps its numbers (`score-file:`: VisuLogic's and CharXiv's `_acc.csv`)
+    score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES)
+                                                    or family.score_file is not None)
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
     # on the scale of the figure itself (MME's sums)
     percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"

@@ -25,10 +25,14 @@ def dump(data, f):
             data.to_excel(w, index=False)
 
 
-def track_progress_rich(func, tasks, nproc, chunksize, keys, save):
-    results = [func(*task) for task in tasks]
-    with open(save, "wb") as fh:
-        pickle.dump(dict(zip(keys, results)), fh)
+def track_progress_rich(func, tasks, nproc=1, save=None, keys=None, **kwargs):
+    """vlmeval/utils/mp_util.py's, in one thread: a dict task is keyword arguments, a tuple or list positional
+    ones, anything else the one argument (new_func); other keyword arguments are not passed on."""
+    results = [func(**t) if isinstance(t, dict) else func(*t) if isinstance(t, (tuple, list)) else func(t)
+               for t in tasks]
+    if save is not None:
+        with open(save, "wb") as fh:
+            pickle.dump(dict(zip(keys, results)), fh)
     return results
 
 
@@ -42,7 +46,7 @@ class ScriptedJudge:
     def working(self):
         return True
 
-    def generate(self, prompt, temperature=0):
+    def generate(self, prompt, temperature=0, **sampling):  # CharXiv's auxeval passes max_tokens, seed, top_p
         reply = self.replies[prompt]
         return reply[round(temperature / 0.5)] if isinstance(reply, list) else reply
 
