@@ -198,6 +198,28 @@ def test_field_map_takes_the_first_column_that_holds_a_value(tmp_path):
         list(read_records([str(p)], fields={"answer": "nope|none"}))
 
 
+
+def test_a_dotted_field_reads_into_a_cell_holding_a_dict(tmp_path):
+    """`meta.subject=metadata.subject`: VLMEvalKit's MathVerse sheet keeps subject, subfield and problem
+    version in a `metadata` cell written by str(dict) (a Python literal, parsed, never run); a JSON object
+    reads too. A cell holding anything else — code included — has no such key."""
+    p = tmp_path / "MathVerse_MINI.tsv"
+    with p.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, delimiter="\t")
+        w.writerow(["index", "prediction", "answer", "metadata"])
+        w.writerow(["1", "5", "5", str({"subject": "plane geometry", "problem_version": "Text Lite"})])
+        w.writerow(["2", "5", "5", '{"subject": "functions", "problem_version": "Vision Only", "x": null}'])
+        w.writerow(["3", "5", "5", "{__import__('os').system('true')}"])
+    fields = {"meta.subject": "metadata.subject"}
+    two = tmp_path / "two.tsv"
+    two.write_text("".join(p.read_text(encoding="utf-8").splitlines(True)[:3]), encoding="utf-8")
+    got = list(read_records([str(two)], fields={**fields, "meta.version": "metadata.problem_version"}))
+    assert [(r.meta["subject"], r.meta["version"]) for r in got] == [("plane geometry", "Text Lite"),
+                                                                     ("functions", "Vision Only")]
+    with pytest.raises(InputError, match="'metadata.subject' \\(mapped to meta.subject\\) not found"):
+        list(read_records([str(p)], fields=fields))
+
+
 # ---------------------------------------------------------------- tables
 
 def _table_records():

@@ -468,10 +468,12 @@ JUDGED = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-judged" 
 
 
 def test_judge_benchmarks_are_reproduced_from_their_judges_sheet():
-    """LogicVista, MMVet, CharXiv and DynaMath ask a judge: their rulesets run only with the sheet's replies
-    replayed — LogicVista's `res` (an empty one, after five refused tries, refused at every try), MMVet's
-    `score`, CharXiv's `extracted_answer` and `score` as the JSON object they came from, DynaMath's
-    `extracted` — and give back every number of the reports VLMEvalKit's own evaluate wrote."""
+    """LogicVista, MMVet, CharXiv, DynaMath and MathVerse ask a judge: their rulesets run only with the sheet's
+    replies replayed — LogicVista's `res` (an empty one, after five refused tries, refused at every try),
+    MMVet's `score`, CharXiv's `extracted_answer` and `score` as the JSON object they came from, DynaMath's
+    `extracted`, MathVerse's `extract` and its grader's `score` (True for "1") — and give back every number
+    of the reports VLMEvalKit's own evaluate wrote (MathVerse's sheet: problem version, subject and
+    subfield in a `metadata` dict cell)."""
     result = _run(JUDGED, "--format", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["results"]
@@ -482,7 +484,8 @@ def test_judge_benchmarks_are_reproduced_from_their_judges_sheet():
     assert {name: len(found) for name, found in by_report.items()} == {
         "judged-model_LogicVista_gpt4o-mini_score.csv": 18, "judged-model_MMVet_gpt-4o-mini_score.csv": 14,
         "judged-model_MMVet_gpt-4o-mini_score_fine.csv": 24, "judged-model_CharXiv_reasoning_val_gpt-4o-mini_acc.csv": 5,
-        "judged-model_CharXiv_descriptive_val_gpt-4o-mini_acc.csv": 6, "judged-model_DynaMath_gpt-4o-mini_score.csv": 16}
+        "judged-model_CharXiv_descriptive_val_gpt-4o-mini_acc.csv": 6, "judged-model_DynaMath_gpt-4o-mini_score.csv": 16,
+        "judged-model_MathVerse_MINI_gpt-4o-mini_score.csv": 60}
     headline = {(r["benchmark"], r["split"], r["metric"]): r["reported"] for r in rows
                 if r["metric"] == "Overall" or r["split"] == "Overall"}
     assert headline == {
@@ -490,14 +493,21 @@ def test_judge_benchmarks_are_reproduced_from_their_judges_sheet():
         ("LogicVista", "Overall", "acc"): "61.66666666666667", ("MMVet", "Overall", "tot"): "300",
         ("MMVet", "Overall", "acc"): "57.70000000000013", ("CharXiv_reasoning_val", "none", "Overall"): "0.33125",
         ("CharXiv_descriptive_val", "none", "Overall"): "0.3", ("DynaMath", "Average", "Overall"): "0.41333333333333333",
-        ("DynaMath", "Worst Case", "Overall"): "0.06"}
+        ("DynaMath", "Worst Case", "Overall"): "0.06", ("MathVerse_MINI", "Text Lite", "Overall"): "62.857142857142854",
+        ("MathVerse_MINI", "Vision Only", "Overall"): "71.42857142857143",
+        ("MathVerse_MINI", "Vision Dominant", "Overall"): "70.9090909090909",
+        ("MathVerse_MINI", "Vision Intensive", "Overall"): "58.46153846153847",
+        ("MathVerse_MINI", "Text Dominant", "Overall"): "75.92592592592592"}
     assert {r["ruleset"] for r in rows} == {"vlmevalkit-logicvista+judge", "vlmevalkit-mmvet+judge",
                                             "vlmevalkit-charxiv-reasoning+judge", "vlmevalkit-charxiv-descriptive+judge",
-                                            "vlmevalkit-dynamath+judge"}
+                                            "vlmevalkit-dynamath+judge", "vlmevalkit-mathverse+judge"}
     for r in rows:  # the sheets with a `log` say every row was asked; DynaMath's does not say which were
-        if r["benchmark"] in ("LogicVista", "MMVet"):
-            sheet = r["report"].rsplit("_score", 1)[0] + ".xlsx"
+        if r["benchmark"] in ("LogicVista", "MMVet", "MathVerse_MINI"):
+            sheet = r["report"].rsplit("_score", 1)[0] + ("_score.xlsx" if r["benchmark"] == "MathVerse_MINI" else ".xlsx")
             assert f"its rules leave the same 300 rows unmatched as {sheet} shows" in r["notes"]
+    # MathVerse: the grader's verdicts replayed where the sheet says it was asked (200 rows; 100 prefetched)
+    assert any(n.startswith("judged-model_MathVerse_MINI_gpt-4o-mini_score.xlsx: 300 rows decided")
+               for n in by_report["judged-model_MathVerse_MINI_gpt-4o-mini_score.csv"][0]["notes"])
     # the two MMVet reports share a prediction file: the table tells them apart
     table = _run(JUDGED).stdout
     assert "MMVet (_gpt-4o-mini_score)" in table and "MMVet (_gpt-4o-mini_score_fine)" in table

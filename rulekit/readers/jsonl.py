@@ -103,15 +103,35 @@ def fail(msg: str, path: str, line: int, where: str, help: str | None = None) ->
 
 
 def lookup(row: Any, name: str) -> tuple[bool, Any]:
-    """(found, value) of column `name` in `row`; a dotted name walks nested dicts."""
+    """(found, value) of column `name` in `row`; a dotted name walks nested dicts, and into a text cell
+    holding a JSON object or a Python dict literal (VLMEvalKit's MathVerse sheets keep problem_version,
+    subject and subfield in a `metadata` cell "{'subject': ..., ...}": `metadata.subject`)."""
     if isinstance(row, dict) and name in row:
         return True, row[name]
     cur = row
     for part in name.split("."):
+        if isinstance(cur, str):
+            cur = _object_in(cur)
         if not isinstance(cur, dict) or part not in cur:
             return False, None
         cur = cur[part]
     return True, cur
+
+
+def _object_in(text: str) -> Any:
+    """The dict a text cell holds as JSON or as a Python literal (parsed, never run), else None."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    from rulekit.core.pyliteral import Unreadable, read_literal
+
+    try:
+        return read_literal(text)
+    except (Unreadable, RecursionError):
+        return None
 
 
 def lookup_first(row: Any, spec: str) -> tuple[bool, Any]:

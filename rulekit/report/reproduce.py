@@ -43,7 +43,7 @@ def is_headline(row) -> bool:
             or (row.split.strip() in HEADLINES and row.metric.strip() == "acc"))
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 # sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
-INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx")
+INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
 _CATEGORY_FIELDS = ("category", "l2-category")  # what VLMEvalKit's report_acc groups by, in its order
 
 
@@ -373,6 +373,13 @@ def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
     return stem, None
 
 
+def _sheet_columns(spec: dict) -> list[str]:
+    """The columns a `judge-sheet:` entry reads (its grader's too: MathVerse's extract sheet, without
+    `score`, is not the one)."""
+    own = list(spec.get("json") or [spec.get("reply", "res")])
+    return own + (_sheet_columns(spec["grader"]) if spec.get("grader") else [])
+
+
 def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "",
                   judge_sheet: dict | None = None) -> Path | None:
     """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
@@ -393,7 +400,7 @@ def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str =
         except InputError:
             continue
         if rows and ("log" in rows[0].meta or "hit" in rows[0].meta or (
-                judge_sheet and all(c in rows[0].meta for c in judge_sheet.get("json") or [judge_sheet.get("reply", "res")]))):
+                judge_sheet and all(any(c in r.meta for r in rows) for c in _sheet_columns(judge_sheet)))):
             return g
     return None
 
@@ -616,7 +623,7 @@ def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[st
     with `settled: TEXT` leaves out the rows no judge was asked about (MathVision's "Prefetch succeed").
     With a `log` column every row it keeps was asked; without one the sheet does not say which were
     (DynaMath), so the third item is None. An empty cell is the empty reply; a number is its repr (MMVet's
-    score 0.5 is the reply "0.5")."""
+    score 0.5 is the reply "0.5"); `values: {CELL: REPLY}` names the reply a cell stands for."""
     import json
 
     def text(value: Any) -> str:
@@ -626,7 +633,10 @@ def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[st
     for r in _sheet_records(sheet):
         if "settled" in spec and r.meta.get(spec.get("log", "log")) == spec["settled"]:
             continue
-        if "json" in spec:
+        if "values" in spec:  # a cell standing for a reply: MathVerse's score True for the grader's "1"
+            replies[r.id] = spec["values"].get(text(r.meta.get(spec.get("reply", "res"))),
+                                               text(r.meta.get(spec.get("reply", "res"))))
+        elif "json" in spec:
             replies[r.id] = json.dumps({c: text(r.meta.get(c)) if not isinstance(r.meta.get(c), (int, float))
                                         else r.meta.get(c) for c in spec["json"]}, ensure_ascii=False)
         else:
@@ -680,19 +690,20 @@ def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], 
 
 
 def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], guessed: set[str],
-             sheet: Path) -> list[tuple[Any, str | None]]:
+             sheet: Path, grades: dict[str, str] | None = None) -> list[tuple[Any, str | None]]:
     """Each judged generation run with the sheet's judge replies imported into a temporary judge cache
     (model `imported:<sheet>`, never a server): (Result, None), or (None, why it cannot be replayed)
     when rows it would send to the judge have no reply in the sheet. A sheet keeps one reply per row,
     the one the framework kept, so it stands for every try: one the judge's rules refuse (LogicVista's
     "" after five refused tries) is refused at each. A row VLMEvalKit guessed at random gets unusable
-    replies, so the ruleset's own (seeded) guess decides it."""
+    replies, so the ruleset's own (seeded) guess decides it. `grades` are a two-stage judge's second
+    replies (MathVerse's grader), put under the prompts the first replies lead to."""
     import tempfile
 
     from rulekit.engine.compiler import load_ruleset
     from rulekit.engine.judge import client_for, configure
     from rulekit.run.evaluate import evaluate
-    from rulekit.run.judging import pending, with_overrides
+    from rulekit.run.judging import grader_pending, pending, with_overrides
 
     url, model = "http://imported.invalid/v1", f"imported:{sheet.name}"
     out: list[tuple[Any, str | None]] = []
@@ -712,6 +723,13 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
                             client.cache.put(client.key(prompts[0], attempt), client.model, prompts[0], attempt, reply)
                     else:
                         missing.append(record.id)
+                for _, record, grader, prompts in (grader_pending(rs, records) if grades is not None else []):
+                    if record.id not in grades:
+                        missing.append(record.id)
+                        continue
+                    for attempt in range(1, grader.spec.retries + 1):
+                        grader.cache.put(grader.key(prompts[0], attempt), grader.model, prompts[0], attempt,
+                                         grades[record.id])
                 ready.append((rs, missing))
             configure(base_url=url, model=model, cache=cache, replay=True)
             for rs, missing in ready:
@@ -884,11 +902,15 @@ def score_artifact(art: Artifact) -> Scored:
     results = evaluate(rulesets, records, keep=True) if rulesets else []
     records = results[0].records if results else records
     never: set[str] = set()
+    grades: dict[str, str] | None = None
     if art.result_sheet is not None and family.name == "circular":
         replies, guessed, never = circular_judge_replies(art.result_sheet, records)
         unmatched = None  # the sheet has one row per group: which rotations the rules matched is not all there
     elif art.result_sheet is not None and (family.score_file or {}).get("judge-sheet"):
-        replies, guessed, unmatched = judge_sheet_replies(art.result_sheet, family.score_file["judge-sheet"])
+        spec = family.score_file["judge-sheet"]
+        replies, guessed, unmatched = judge_sheet_replies(art.result_sheet, spec)
+        if spec.get("grader"):  # a two-stage judge: its grader's replies, where it was asked
+            grades = judge_sheet_replies(art.result_sheet, spec["grader"])[0]
     else:
         replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
                                        else ({}, set(), None))
@@ -897,7 +919,7 @@ def score_artifact(art: Artifact) -> Scored:
                      f"{len(guessed)} guessed at random by VLMEvalKit"
                      + (f", {len(never)} never judged (after a failed rotation of their group)" if never else ""))
         judged = []
-        for result, why in replayed(family.judged, records, replies, guessed | never, art.result_sheet):
+        for result, why in replayed(family.judged, records, replies, guessed | never, art.result_sheet, grades):
             if result is None:
                 notes.append(why)
             else:

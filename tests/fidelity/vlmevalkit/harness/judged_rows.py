@@ -16,7 +16,11 @@ CharXiv, DynaMath: one, the same at every try).
   as {"solution": ..., "short answer": X}; three variants to a question (a question's first variant has its
   qid as index), a subject and level per question; one judge reply drawn per prompt. Replies on which the
   original raises are left out (an all-digit reply float() refuses, as tests/test_vlmevalkit_dynamath.py).
-    python judged_rows.py LogicVista|MMVet|CharXiv_reasoning_val|CharXiv_descriptive_val|DynaMath rows.jsonl"""
+- MathVerse_MINI (seed 1625): 300 open replies with a question and a text gold (none holding "\r" or "_x", which
+  the .xlsx round trip changes), a problem version, subject and subfield drawn into a `metadata` cell as
+  str(dict) writes it; the extracting judge's reply drawn from the gold (padded, with a unit, uppercased), the
+  reply's last number, "", "null", "A" (the grader's replies: rate_judged_workdir.py).
+    python judged_rows.py LogicVista|MMVet|MathVerse_MINI|CharXiv_reasoning_val|CharXiv_descriptive_val|DynaMath rows.jsonl"""
 import json, random, sys
 
 CORPUS = "/work/shared/corpus/responses.jsonl"
@@ -52,6 +56,25 @@ elif bench == "MMVet":
         out.append({"columns": {"index": r["id"], "question": r.get("question") or "q", "answer": str(gold),
                                 "category": TAGS[i] if i < len(TAGS) else rng.choice(TAGS), "prediction": r["response"]},
                     "judge_replies": [rng.choice(SCORES) for _ in range(5)]})
+elif bench == "MathVerse_MINI":
+    rng = random.Random(1625)
+    versions = ["Text Dominant", "Text Lite", "Vision Intensive", "Vision Dominant", "Vision Only"]
+    subjects = {"plane geometry": ["Length", "Area", "Angle", "Analytic"], "solid geometry": ["Volume", "Surface"],
+                "functions": ["Coordinate", "Property"]}
+    rows = rng.sample([r for r in corpus if not r["choices"] and isinstance(r["answer"], str) and r["answer"].strip()
+                       and (r.get("question") or "").strip() and "\r" not in r["response"] + r["question"] + r["answer"]
+                       and "_x" not in r["response"] + r["question"] + r["answer"]], 300)
+    for r in rows:
+        gold = r["answer"]
+        number = next((w for w in reversed(r["response"].replace("$", " ").split()) if w[:1].isdigit()), "7")
+        extract = rng.choice([gold, f" {gold}\n", gold.strip(), f"{gold} cm", number, "", "null", "A",
+                              f"Extracted Answer: {gold}", gold.upper()])
+        subject = rng.choice(sorted(subjects))
+        metadata = {"split": "testmini", "source": "GeoQA", "subject": subject, "subfield": rng.choice(subjects[subject]),
+                    "problem_version": rng.choice(versions)}
+        out.append({"columns": {"index": r["id"], "question": r["question"], "question_for_eval": r["question"],
+                                "answer": gold, "metadata": str(metadata), "prediction": r["response"]},
+                    "judge_replies": [extract] * 5})
 elif bench.startswith("CharXiv_"):
     reasoning = bench == "CharXiv_reasoning_val"
     rng = random.Random(1622 if reasoning else 1623)
