@@ -633,14 +633,12 @@ def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[st
     for r in _sheet_records(sheet):
         if "settled" in spec and r.meta.get(spec.get("log", "log")) == spec["settled"]:
             continue
-        if "values" in spec:  # a cell standing for a reply: MathVerse's score True for the grader's "1"
-            replies[r.id] = spec["values"].get(text(r.meta.get(spec.get("reply", "res"))),
-                                               text(r.meta.get(spec.get("reply", "res"))))
-        elif "json" in spec:
-            replies[r.id] = json.dumps({c: text(r.meta.get(c)) if not isinstance(r.meta.get(c), (int, float))
-                                        else r.meta.get(c) for c in spec["json"]}, ensure_ascii=False)
-        else:
-            replies[r.id] = text(r.meta.get(spec.get("reply", "res")))
+        if "json" in spec:  # numbers stay numbers in the object, anything else is its text
+            replies[r.id] = json.dumps({c: r.meta.get(c) if type(r.meta.get(c)) in (int, float) else text(r.meta.get(c))
+                                        for c in spec["json"]}, ensure_ascii=False)
+        else:  # `values`: what a cell stands for (MathVerse's score True for the grader's "1")
+            reply = text(r.meta.get(spec.get("reply", "res")))
+            replies[r.id] = (spec.get("values") or {}).get(reply, reply)
     return replies, set(), (set(replies) if "log" in spec else None)
 
 
