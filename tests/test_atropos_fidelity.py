@@ -10,6 +10,7 @@ original can give: a valid letter present in the uppercased reply (eval_helpers.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 from string import ascii_uppercase
@@ -24,7 +25,20 @@ HERE = Path(__file__).parent / "fidelity" / "atropos"
 
 # ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
 # and the environment's count of valid letters: (at least, when the item has no options)
-VALID = {"atropos-mmvp": (2, 2), "atropos-mmmu": (0, 4), "atropos-mmmu-pro": (0, 10)}
+VALID = {"atropos-mmvp": (2, 2), "atropos-mmmu": (0, 4), "atropos-mmmu-pro": (0, 10), "atropos-ai2d": (0, 4),
+         "atropos-seedbench2-plus": (0, 4)}
+
+
+def gold_as_index(r: dict) -> dict:
+    """AI2D's dataset gives the gold as an option index: a record whose id's sha256 starts with an even byte
+    gets its gold letter's index ("0" for A) instead of the letter (how labels.ai2d.mcq_ai2d was made)."""
+    gold = r["answer"]
+    if hashlib.sha256(r["id"].encode()).digest()[0] % 2 == 0 and isinstance(gold, str) and len(gold) == 1 \
+            and gold.isupper():
+        return dict(r, answer=str(ord(gold) - ord("A")))
+    return r
+
+
 CASES = {
     "atropos-mmstar": [("labels.mmstar.mcq_le6", "corpus", 6), ("labels.mmstar.edge_mcq", "edge_mcq", None)],
     "atropos-mmbench": [("labels.mmbench.sub_mmbench", "corpus", None)],
@@ -35,6 +49,10 @@ CASES = {
     "atropos-pope": [("labels.pope.sub_hallusionbench", "corpus", None), ("labels.pope.edge_yn", "edge_yn", None)],
     "atropos-hallusionbench": [("labels.hallusionbench.sub_hallusionbench", "corpus", None),
                                ("labels.hallusionbench.edge_yn", "edge_yn", None)],
+    # every corpus multiple-choice reply (25,207; MMT-Bench reads options A-H: the 20,855 with at most 8)
+    "atropos-ai2d": [("labels.ai2d.mcq_ai2d", "corpus", None, gold_as_index)],
+    "atropos-seedbench2-plus": [("labels.seedbench2_plus.mcq_all", "corpus", None)],
+    "atropos-mmt-bench": [("labels.mmt_bench.mcq_le8", "corpus", 8)],
 }
 
 
@@ -58,13 +76,13 @@ def corpus() -> dict:
 @pytest.mark.parametrize("ruleset", sorted(CASES))
 def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
     evaluator = Evaluator(load_ruleset(ruleset), 0)
-    for labels_name, source, max_options in CASES[ruleset]:
+    for labels_name, source, max_options, *transform in CASES[ruleset]:
         labels = _jsonl_gz(labels_name)
         raw = corpus if source == "corpus" else {r["id"]: r for r in _jsonl_gz(source)}
         compared = seed_dependent = 0
         wrong = []
         for label in labels:
-            data = raw[label["id"]]
+            data = transform[0](raw[label["id"]]) if transform else raw[label["id"]]
             if max_options is not None and len(data.get("choices") or {}) > max_options:
                 continue  # the environment reads at most this many option keys
             record = record_from_dict(data)

@@ -77,11 +77,15 @@ class ExactOptions(Word):
     """Options of `exact`: `case: lower-prediction` lowercases only the prediction (Omni3DBench compares
     `gold == pred.lower()`, so a gold with a capital letter never matches); `case: upper` uppercases
     both (`pred.upper() == gold.upper()`, which differs from `ignore` for "ß" and a few others).
-    `prepare: [OPS]` runs prepare ops on both texts first (before `strip` and `case`)."""
+    `prepare: [OPS]` runs prepare ops on both texts first (before `strip` and `case`). `digit-gold:
+    index` reads a gold made of digits (Python's `str.isdigit()`) as an option index counted from 0 —
+    "0" is A, "3" is D — as Atropos' AI2D does with its dataset's index answers
+    (`ascii_uppercase[int(answer)]`); a digit gold `int()` refuses ("²") or past Z matches nothing."""
 
     strip: bool = False
     case: Literal["exact", "ignore", "lower-prediction", "upper"] = "exact"
     prepare: list[PrepareOp] = []
+    digit_gold: Literal["text", "index"] = "text"
 
 
 class Exact(Word):
@@ -727,6 +731,10 @@ def _plain(kind: Exact, pred: Any, gold: Any, normalize: Normalize | None) -> tu
         if g is None:
             continue
         b = g if isinstance(g, str) else str(g)
+        if opts.digit_gold == "index" and b.isdigit():
+            b = _index_letter(b)
+            if b is None:
+                continue
         if opts.strip:
             b = b.strip()
         if opts.case == "ignore":
@@ -736,6 +744,15 @@ def _plain(kind: Exact, pred: Any, gold: Any, normalize: Normalize | None) -> tu
         if a == b:
             return True, 1.0, None
     return False, 0.0, None
+
+
+def _index_letter(digits: str) -> str | None:
+    """The option letter of an index gold ("0" → "A"), None where `int()` refuses it or it is past Z."""
+    try:
+        n = int(digits)
+    except ValueError:  # "²" is a digit to str.isdigit, not to int()
+        return None
+    return chr(ord("A") + n) if n < 26 else None
 
 
 BARE_VERDICTS = {

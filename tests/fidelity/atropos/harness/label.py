@@ -21,6 +21,9 @@ def item_for(bench, r):
     if bench in ("mmstar", "mmbench", "blink", "mmt_bench", "mmvp"):
         return {"question": r.get("question", ""), **choices, "answer": r["answer"], "index": r["id"],
                 "category": (r.get("meta") or {}).get("category", "")}
+    if bench in ("ai2d", "seedbench2_plus"):  # their run_item counts `choices` (a list), 4 when there is none
+        return {"question": r.get("question", ""), "choices": list(choices.values()), "answer": r["answer"],
+                "index": r["id"]}
     if bench in ("mmmu", "mmmu_pro"):
         return {"question": r.get("question", ""), "options": str(list(choices.values())) if choices else "[]",
                 "answer": r["answer"], "id": r["id"]}
