@@ -91,7 +91,8 @@ class ExactOptions(Word):
 class Exact(Word):
     """`exact: {strip: false, case: exact}` — the prediction equals the gold string. With `prepare`,
     both texts go through the same ops first: VLMBlind reads a grid gold "5, 4" as "5x4" with
-    `regex-replace`, and a prediction already in that form passes through unchanged."""
+    `regex-replace`, and a prediction already in that form passes through unchanged. `digit-gold:
+    index` reads a gold of digits as an option index from 0 ("1" is B: Atropos' AI2D)."""
 
     exact: ExactOptions = ExactOptions.model_construct()
 
