@@ -35,6 +35,7 @@ readers.
 from __future__ import annotations
 
 import ast
+import functools
 import gzip
 import math
 import sys
@@ -152,6 +153,12 @@ def lookup_first(row: Any, spec: str) -> tuple[bool, Any]:
     return found_any, last
 
 
+@functools.lru_cache(maxsize=256)
+def _source_columns(src: str) -> frozenset[str]:
+    """The columns an `a|b` `--field` source reads: each of them, and the literal name `a|b`."""
+    return frozenset((src, *(part.strip() for part in src.split("|"))))
+
+
 def normalize_choices(value: Any) -> dict[str, str] | None:
     """Options as {letter: text}: dicts kept (blank entries dropped), lists lettered A, B, C...,
     JSON or Python-literal strings parsed first. Raises ValueError on anything else."""
@@ -204,7 +211,7 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
     if fields:
         base = dict(base)
         for name, src in fields.items():
-            found, value = lookup_first(raw, src)
+            found, value = lookup(raw, src) if "|" not in src else lookup_first(raw, src)
             if not found:
                 raise fail(f"column {src!r} (mapped to {name}) not found",
                            path, line, where, help=f"columns: {', '.join(map(str, raw))}")
@@ -217,9 +224,13 @@ def make_record(base: dict, raw: dict, fields: dict[str, str] | None, path: str,
                 base["meta"] = {**meta, name[5:]: value}
             else:
                 base[name] = value
-            if extras:
-                used = {src, *(part.strip() for part in src.split("|"))}
-                extras = {k: v for k, v in extras.items() if k not in used}
+            if extras:  # a mapped column is not also meta (`a|b`: neither of them)
+                if "|" not in src:
+                    if src in extras:
+                        extras = {k: v for k, v in extras.items() if k != src}
+                else:
+                    used = _source_columns(src)
+                    extras = {k: v for k, v in extras.items() if k not in used}
     missing = [f for f in REQUIRED if f not in base or (f == "id" and is_blank(base[f]))]
     if missing:
         s = "s" if len(missing) > 1 else ""
