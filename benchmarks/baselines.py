@@ -13,7 +13,7 @@ explicit stream (see ``main``).
 
 CLI::
 
-    python benchmarks/baselines.py --parser lmms|mmmu|vmcbench|vlmevalkit INPUT.jsonl --output OUT.jsonl [--seed 0]
+    python benchmarks/baselines.py --parser lmms|mmmu|vmcbench|vlmevalkit INPUT.jsonl --output OUT.jsonl [--seed 0] [--open]
 """
 
 from __future__ import annotations
@@ -367,16 +367,32 @@ def _iter_records(path):
                 yield orjson.loads(line)
 
 
-def score_lmms(records, out, seed: int = 0, parse=_lmms_mcq_step) -> int:
+def _open_gold(answer):
+    """An open question's gold as `eval_open` takes it: a string, or a list of strings."""
+    if isinstance(answer, list):
+        return [a if isinstance(a, str) else str(a) for a in answer]
+    return answer if isinstance(answer, str) else str(answer)
+
+
+def score_lmms(records, out, seed: int = 0, parse=_lmms_mcq_step, open_ended: bool = False) -> int:
     """The MMMU-family parsers (lmms-eval, official MMMU, VMCBench: `parse`), random fallback
-    letters drawn from one stream in input order."""
+    letters drawn from one stream in input order. With `open_ended`, open questions are scored
+    too (`parse_open_response` + `eval_open`), as lmms-eval's and MMMU's own scripts do: the row
+    has `correct` and no `pred` (the original's candidate list is in set order)."""
     rng = random.Random(seed)
     n = 0
     dumps = orjson.dumps
     write = out.write
     for rec in records:
         choices = rec.get("choices")
-        if rec.get("question_type") != "multiple-choice" or not choices:
+        qt = rec.get("question_type")
+        if open_ended and (qt == "open" or (qt is None and not choices)):
+            hit = mmmu_eval_open(_open_gold(rec.get("answer")), mmmu_parse_open(rec["response"]))
+            write(dumps({"id": rec["id"], "correct": hit, "outcome": "rule", "step": "open"}))
+            write(b"\n")
+            n += 1
+            continue
+        if qt != "multiple-choice" or not choices:
             continue
         pred, step = parse(rec["response"], choices)
         if pred is None:
@@ -421,11 +437,14 @@ def main(argv=None) -> int:
     ap.add_argument("--output", "-o", required=True)
     ap.add_argument("--seed", type=int, default=0, help="random-fallback stream seed (lmms, mmmu, vmcbench)")
     ap.add_argument("--vlmeval-version", type=int, default=3, choices=[1, 2, 3])
+    ap.add_argument("--open", action="store_true", help="lmms / mmmu: score open-ended questions too")
     args = ap.parse_args(argv)
+    if args.open and args.parser not in ("lmms", "mmmu"):
+        ap.error("--open: only lmms and mmmu have an open-ended parser")
     steps = {"lmms": _lmms_mcq_step, "mmmu": _mmmu_mcq_step, "vmcbench": _vmcbench_mcq_step}
     with open(args.output, "wb", buffering=1 << 20) as out:
         if args.parser in steps:
-            n = score_lmms(_iter_records(args.input), out, args.seed, steps[args.parser])
+            n = score_lmms(_iter_records(args.input), out, args.seed, steps[args.parser], args.open)
         else:
             n = score_vlmevalkit(_iter_records(args.input), out, args.vlmeval_version)
     print(f"{n} decisions -> {args.output}", file=sys.stderr)

@@ -5,7 +5,8 @@
 
 For each built-in MCQ ruleset with a plain-Python twin (lmms-eval, mmmu, vmcbench, vlmevalkit and
 its v1/v2 variants) it times, on the same JSONL file, `rulekit eval -r NAME FILE --output-dir D` and
-`benchmarks/baselines.py`, which reads the same JSONL and writes the same decisions, reports
+`benchmarks/baselines.py`, which reads the same JSONL and writes the same decisions (lmms-eval and
+mmmu: open-ended questions scored too, as those rulesets do), reports
 items/second, peak memory and the ratio rulekit time / baseline time (≤ 1.0 means rulekit is at
 least as fast), and checks that the two predicted the same letter on every record. rulekit runs
 once per `--workers` count (default: 1 and one per CPU). Peak memory is given twice: the largest
@@ -28,7 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
 TWINS = {  # ruleset → the arguments of its hand-written twin in baselines.py
-    "lmms-eval": ["--parser", "lmms"], "mmmu": ["--parser", "mmmu"], "vmcbench": ["--parser", "vmcbench"],
+    # lmms-eval and mmmu score open-ended questions too (parse_open_response + eval_open), as rulekit does
+    "lmms-eval": ["--parser", "lmms", "--open"], "mmmu": ["--parser", "mmmu", "--open"], "vmcbench": ["--parser", "vmcbench"],
     "vlmevalkit": ["--parser", "vlmevalkit"], "vlmevalkit@v2": ["--parser", "vlmevalkit", "--vlmeval-version", "2"],
     "vlmevalkit@v1": ["--parser", "vlmevalkit", "--vlmeval-version", "1"],
 }
@@ -96,7 +98,7 @@ def count_mcq(path: Path) -> int:
 
 def same_predictions(ours: Path, twin: Path) -> str:
     """Whether the twin predicted what rulekit did on every record the twin scored ("yes", or how
-    many differ): the timing compares two programs doing the same job only if it is the same.
+    many differ; open-ended records: whether both scored it right or wrong): the timing compares two programs doing the same job only if it is the same.
     Both files are in input order and the twin's records are a subsequence of ours, so they are
     walked side by side (this process stays small: its children inherit its memory until exec)."""
     import orjson
@@ -107,8 +109,8 @@ def same_predictions(ours: Path, twin: Path) -> str:
         for row in map(orjson.loads, theirs):
             total += 1
             for candidate in rows:
-                if candidate["id"] == row["id"]:
-                    differ += candidate["pred"] != row["pred"]
+                if candidate["id"] == row["id"]:  # an open-ended row of the twin has `correct`, no `pred`
+                    differ += candidate["pred"] != row["pred"] if "pred" in row else candidate["correct"] != row["correct"]
                     break
             else:
                 return f"{total:,}th record of the twin ({row['id']}) not in rulekit's decisions"

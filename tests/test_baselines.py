@@ -188,3 +188,28 @@ def test_cli_roundtrip(tmp_path, data, parser, prefix):
         else:
             assert (row["outcome"] == "fallback") == (lab[f"{prefix}_fallback"] == "random")
             assert row["correct"] == lab[f"{prefix}_hit"]
+
+
+@pytest.mark.parametrize("parser,label", [("lmms", "lmms_open_hit_list"), ("mmmu", "mmmu_hit")])
+def test_cli_open_ended(tmp_path, data, parser, label):
+    """`--open` (what benchmarks/run.py times against `eval -r lmms-eval` / `-r mmmu`, which score open
+    questions too) scores every open-ended record as the original's eval_open did, and leaves the
+    multiple-choice rows and their random draws as they were without it."""
+    inp = tmp_path / "in.jsonl"
+    with open(inp, "wb") as fh:
+        for _, rec in data:
+            fh.write(orjson.dumps(rec) + b"\n")
+    plain, with_open = tmp_path / "plain.jsonl", tmp_path / "open.jsonl"
+    assert bl.main(["--parser", parser, str(inp), "-o", str(plain), "--seed", "0"]) == 0
+    assert bl.main(["--parser", parser, str(inp), "-o", str(with_open), "--seed", "0", "--open"]) == 0
+    rows = _read_jsonl(with_open)
+    assert [r for r in rows if "pred" in r] == _read_jsonl(plain)
+    expect = {lab["id"]: lab[label] for lab, _ in _open(data)}
+    opened = {r["id"]: r["correct"] for r in rows if "pred" not in r}
+    assert opened == expect and len(expect) > 5000
+
+
+def test_cli_open_needs_an_open_parser(tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        bl.main(["--parser", "vmcbench", "in.jsonl", "-o", str(tmp_path / "o.jsonl"), "--open"])
+    assert exc.value.code == 2
