@@ -91,6 +91,10 @@ def catch_termination() -> None:
 def main(debug: bool) -> None:
     """rulekit — answer extraction and scoring for LLM/VLM evaluations, as data."""
     catch_termination()
+    from rulekit.core.watchdog import unwatch, watch
+
+    if watch():  # this process is ours: regex time limits by one timer, not a `timeout` per call
+        click.get_current_context().call_on_close(unwatch)
 
 
 def _load(names: tuple[str, ...]):

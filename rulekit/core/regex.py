@@ -3,19 +3,22 @@
 `compile_regex` refuses a pattern over MAX_PATTERN characters or one whose counted repetitions
 written out exceed MAX_EXPANSION items (E122), and reports what the `regex` module cannot compile
 (E120). `timed` runs one regex call with the per-call limit (REGEX_TIMEOUT) and what is left of the
-record's budget (RECORD_BUDGET, kept in `CLOCK`); a time-out or a call slower than SLOW_CALL is a
+record's budget (RECORD_BUDGET, kept in `CLOCK`), kept by the `regex` module's `timeout` or, in a
+process that opted in, by `rulekit.core.watchdog`; a time-out or a call slower than SLOW_CALL is a
 strike against the step running, and the engine cuts a step off after STRIKES. README's "Rulesets
 are untrusted data" documents the defaults.
 """
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
 import regex
 
 from rulekit.core.errors import Loc, RulesetError
+from rulekit.core.watchdog import WATCH, Expired
 
 # Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
 REGEX_TIMEOUT = 1.0      # seconds one regex call may run; past it, the record's outcome is `error`
@@ -189,7 +192,8 @@ def expanded_size(pattern: str) -> int:
 def timed(fn, *args):
     """Call a regex method within the limits: the per-call time limit and what is left of the record's
     budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout; a
-    time-out or a call slower than SLOW_CALL is a strike against the step running."""
+    time-out or a call slower than SLOW_CALL is a strike against the step running. Under the Watchdog
+    (`watch()`) the limit is kept by its timer, else by the `regex` module's `timeout`."""
     clock = CLOCK
     limit = clock.left
     if limit > REGEX_TIMEOUT:
@@ -197,10 +201,25 @@ def timed(fn, *args):
     elif limit <= 0:
         raise RegexTimeout(budget=True)
     start = time.monotonic()
+    watch = WATCH
     try:
-        result = fn(*args, timeout=limit)
-        if fn.__name__ == "finditer":
-            result = list(result)
+        if watch.on and threading.get_ident() == watch.thread:
+            try:
+                try:
+                    watch.deadline = start + limit
+                    if not watch.armed or watch.expiry > watch.deadline:
+                        watch.arm(limit)
+                    result = fn(*args)
+                    if fn.__name__ == "finditer":
+                        result = list(result)
+                finally:
+                    watch.deadline = math.inf
+            except Expired:
+                raise TimeoutError from None
+        else:
+            result = fn(*args, timeout=limit)
+            if fn.__name__ == "finditer":
+                result = list(result)
     except TimeoutError:
         clock.left -= time.monotonic() - start
         clock.strikes.append(clock.step)

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator
 from rulekit.language import schema as S
 from rulekit.language.expr import ConditionFailed, SkipStep
 from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
+from rulekit.core.watchdog import WATCH, rest
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
 from rulekit.core.options import option_set
@@ -206,6 +207,8 @@ class Evaluator:
                             message=f"{where}: {exc}", trace=traces, reason=f"failed condition or op in {where}")
         finally:
             clock.left = math.inf
+            if WATCH.armed:  # its regex calls are over: no stray alarm during the next record's other work
+                rest()
             if clock.strikes:
                 self._strike(clock.strikes)
                 clock.strikes = []

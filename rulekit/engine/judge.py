@@ -40,6 +40,7 @@ from rulekit.core.cachefiles import cache_home
 from rulekit.core.errors import RulekitError, UsageError
 from rulekit.core.records import Record
 from rulekit.core.trace import Decision, StepTrace
+from rulekit.core.watchdog import rest
 from rulekit.language.compares import Settled, scored_decision
 
 ENV_URL, ENV_MODEL, ENV_CACHE = "RULEKIT_JUDGE_URL", "RULEKIT_JUDGE_MODEL", "RULEKIT_JUDGE_CACHE"
@@ -226,6 +227,7 @@ def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, f
                    undecided: Decision | None = None) -> Decision:
     """Decide a record no step decided, or whose step's answer the compare cannot score (`undecided`,
     that `unresolved` decision): up to `retries` judge replies, then the `then:` fallback."""
+    rest()  # the record's regex calls are over: no alarm while a server or a local model answers
     spec = fb.judge
     client = client_for(spec)
     text = prepared if traces is not None else ""

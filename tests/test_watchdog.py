@@ -1,0 +1,184 @@
+"""The regex watchdog (rulekit/core/watchdog.py): a process the command line owns keeps regex time limits
+with one SIGALRM timer instead of the `regex` module's per-call `timeout`. The limits must hold exactly
+as they do without it: a runaway match is stopped at its own deadline, a later and shorter deadline of
+the same record is kept, an alarm between calls does nothing, and the process's signals are left as
+they were found."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rulekit import Evaluator, Record, load_ruleset
+from rulekit.core import regex as regex_limits
+from rulekit.core.watchdog import WATCH, unwatch, watch
+from rulekit.engine import decide as engine
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no setitimer on this platform")
+
+MC = {"A": "a cat", "B": "a dog"}
+EVIL = '(?P<answer>(a|a)+)+c'
+
+
+def _ruleset(tmp_path: Path, steps: str) -> str:
+    path = tmp_path / "r.yaml"
+    path.write_text("ruleset: w\nmultiple-choice:\n  steps:\n" + steps)
+    return str(path)
+
+
+@pytest.fixture
+def quiet_alarm():
+    """SIGALRM as a fresh process has it: the suite's hung-test alarm (conftest.py) is put aside for the
+    test and given back, with the time it had left."""
+    left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+    theirs = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, theirs)
+        if left:
+            signal.setitimer(signal.ITIMER_REAL, left)
+
+
+@pytest.fixture
+def watched(quiet_alarm):
+    assert watch()
+    try:
+        yield WATCH
+    finally:
+        unwatch()
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_runaway_match_is_stopped_at_its_limit(tmp_path, monkeypatch, watched):
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
+    rs = load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
+    ev = Evaluator(rs)
+    start = time.monotonic()
+    d = ev.decide(Record("1", "multiple-choice", "a" * 40, "A", MC))
+    took = time.monotonic() - start
+    assert d.outcome == "error" and d.reason == "regex time limit in step `evil`"
+    assert 0.1 <= took < 1.0
+    assert not WATCH.armed  # the record is decided: its timer is disarmed
+    ok = ev.decide(Record("2", "multiple-choice", "ac", "A", MC))  # the next record is not touched
+    assert ok.outcome == "rule" and ok.step == "evil"
+
+
+def test_a_later_shorter_deadline_of_the_record_is_kept(tmp_path, monkeypatch, watched):
+    """The first call arms the timer for the per-call limit (10 s); the second may only use what is left
+    of the record's budget (0.3 s), so the timer must be brought forward."""
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 10.0)
+    monkeypatch.setattr(engine, "RECORD_BUDGET", 0.3)
+    rs = load_ruleset(_ruleset(tmp_path, '    - id: quick\n      find: {regex: "(?P<answer>zzz)"}\n'
+                                         f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
+    start = time.monotonic()
+    d = Evaluator(rs).decide(Record("1", "multiple-choice", "a" * 40, "A", MC))
+    assert d.outcome == "error" and d.step == "evil" and d.reason == "regex budget in step `evil`"
+    assert time.monotonic() - start < 2.0
+
+
+def test_an_alarm_between_calls_does_nothing(watched, monkeypatch):
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.05)
+    pattern = regex_limits.compile_regex("b", None)
+    assert regex_limits.timed(pattern.search, "abc").group() == "b"
+    assert WATCH.armed
+    time.sleep(0.2)  # the timer goes off here, outside any regex call
+    assert not WATCH.armed and WATCH.deadline == float("inf")
+    assert regex_limits.timed(pattern.search, "abc").group() == "b"  # and the next call arms it again
+
+
+def test_a_forked_child_starts_with_nothing_armed(watched):
+    pattern = regex_limits.compile_regex("b", None)
+    regex_limits.timed(pattern.search, "abc")
+    assert WATCH.armed
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_armed) == (True, False)
+
+
+def _armed():
+    return WATCH.on, WATCH.armed
+
+
+def test_someone_elses_alarm_is_left_alone(quiet_alarm):
+    def theirs(signum, frame):
+        pass
+
+    old = signal.signal(signal.SIGALRM, theirs)
+    try:
+        assert not watch() and not WATCH.on
+        assert signal.getsignal(signal.SIGALRM) is theirs
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    result = []
+    thread = threading.Thread(target=lambda: result.append(watch()))
+    thread.start()
+    thread.join()
+    assert result == [False] and not WATCH.on  # signal handlers belong to the main thread
+    signal.setitimer(signal.ITIMER_REAL, 100)  # an alarm of someone else's, even with the default handler
+    try:
+        assert not watch()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def test_off_the_main_thread_the_per_call_timeout_still_holds(tmp_path, monkeypatch, watched):
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
+    rs = load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
+    out = []
+    thread = threading.Thread(target=lambda: out.append(Evaluator(rs).decide(Record("1", "multiple-choice", "a" * 40, "A", MC))))
+    thread.start()
+    thread.join(10)
+    assert out and out[0].reason == "regex time limit in step `evil`"
+
+
+def test_the_command_line_keeps_the_limits_in_its_workers(tmp_path):
+    """`rulekit eval` watches its own process and forks its workers watched: every record of a runaway
+    step ends as an error, and the whole run stays bounded."""
+    rs = _ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n')
+    data = tmp_path / "in.jsonl"
+    with data.open("w") as f:
+        for i in range(40_000):
+            response = "a" * 40 if i in (0, 20_000) else "B"  # two strikes: no cut-off
+            f.write(json.dumps({"id": str(i), "question_type": "multiple-choice", "response": response,
+                                "answer": "A", "choices": MC}) + "\n")
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "rulekit.cli", "eval", "-r", rs, str(data), "--workers", "2",
+                          "--format", "json", "--output-dir", str(tmp_path / "o")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    res = json.loads(run.stdout)["results"][0]
+    assert res["outcomes"]["error"] == 2 and res["errors"] == {"regex time limit in step `evil`": 2}
+    assert time.monotonic() - start < 60
+
+
+def test_the_command_line_watches_while_it_runs_and_gives_sigalrm_back(tmp_path, monkeypatch, quiet_alarm):
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+    from rulekit.core import watchdog
+
+    seen = []
+
+    def recording_watch():
+        seen.append(watchdog.watch.__wrapped__())
+        return seen[-1]
+
+    recording_watch.__wrapped__ = watchdog.watch
+    monkeypatch.setattr(watchdog, "watch", recording_watch)
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
+    rs = _ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n')
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps({"id": "1", "question_type": "multiple-choice", "response": "a" * 40,
+                                "answer": "A", "choices": MC}) + "\n")
+    result = CliRunner().invoke(main, ["eval", "-r", rs, str(data), "--format", "json", "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["errors"] == {"regex time limit in step `evil`": 1}
+    assert seen == [True] and not WATCH.on
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
