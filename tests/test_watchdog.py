@@ -86,6 +86,7 @@ def test_a_later_shorter_deadline_of_the_record_is_kept(tmp_path, monkeypatch, w
 
 def test_an_alarm_between_calls_does_nothing(watched, monkeypatch):
     monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.05)
+    monkeypatch.setattr(regex_limits.CLOCK, "left", 2.0)  # as while `decide` runs
     pattern = regex_limits.compile_regex("b", None)
     assert regex_limits.timed(pattern.search, "abc").group() == "b"
     assert WATCH.armed
@@ -94,7 +95,16 @@ def test_an_alarm_between_calls_does_nothing(watched, monkeypatch):
     assert regex_limits.timed(pattern.search, "abc").group() == "b"  # and the next call arms it again
 
 
-def test_a_forked_child_starts_with_nothing_armed(watched):
+def test_outside_a_record_the_timer_is_never_armed(watched):
+    """A regex call outside `decide` (a judge's prefetch) keeps the per-call timeout: nothing would
+    disarm a timer after it, and its alarm could fall on a server call or a local model."""
+    pattern = regex_limits.compile_regex("b", None)
+    assert regex_limits.timed(pattern.search, "abc").group() == "b"
+    assert not WATCH.armed
+
+
+def test_a_forked_child_starts_with_nothing_armed(watched, monkeypatch):
+    monkeypatch.setattr(regex_limits.CLOCK, "left", 2.0)
     pattern = regex_limits.compile_regex("b", None)
     regex_limits.timed(pattern.search, "abc")
     assert WATCH.armed

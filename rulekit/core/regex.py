@@ -193,7 +193,8 @@ def timed(fn, *args):
     """Call a regex method within the limits: the per-call time limit and what is left of the record's
     budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout; a
     time-out or a call slower than SLOW_CALL is a strike against the step running. Under the Watchdog
-    (`watch()`) the limit is kept by its timer, else by the `regex` module's `timeout`."""
+    (`watch()`), and while a record is being decided, the limit is kept by its timer; else by the
+    `regex` module's `timeout`."""
     clock = CLOCK
     limit = clock.left
     if limit > REGEX_TIMEOUT:
@@ -202,8 +203,8 @@ def timed(fn, *args):
         raise RegexTimeout(budget=True)
     start = time.monotonic()
     watch = WATCH
-    try:
-        if watch.on and threading.get_ident() == watch.thread:
+    try:  # the watchdog only while a record is decided (`clock.left` finite): `decide` disarms it at the end
+        if watch.on and clock.left != math.inf and threading.get_ident() == watch.thread:
             try:
                 try:
                     watch.deadline = start + limit
