@@ -134,3 +134,36 @@ def test_words_compared_with_a_number_counts_only_as_far_as_it_must():
         words = len(text.split())
         env = Env(text, Record("x", "open", text), option_set(None, ()))
         assert cond(env) == (ops[op](words, n) if left else ops[op](n, words)), (op, n, text)
+
+
+@pytest.mark.parametrize("indicators", [["is ", "so ", "="], ["aa", "a"], ["abab", "ab "], ["ana", "=="]])
+def test_tail_after_takes_the_text_after_the_last_split_piece(indicators):
+    """`tail-after` reads the tail as `str.split`'s last piece, as lmms-eval's `split(indicator)[-1]`
+    does: for an indicator that can overlap itself ("aa" in "aaa", "ana" in "banana") that is the text
+    after the last occurrence found left to right, not after the rightmost one (a faster rfind road
+    must keep this)."""
+    import random
+
+    from rulekit.language.finds import TailAfterFind, TailAfterFinder
+
+    finder = TailAfterFinder(TailAfterFind(tail_after=indicators, split=r"\n", last_segment_extra=["=="]), None)
+    rng = random.Random(7)
+
+    def reference(text):
+        pieces, out, at = text.split("\n"), [], 0
+        for i, piece in enumerate(pieces):
+            kept = None
+            for indicator in indicators + (["=="] if i == len(pieces) - 1 else []):
+                if indicator in piece:
+                    tail = piece.split(indicator)[-1].strip()
+                    if not kept or len(tail) < len(kept):
+                        kept = tail
+            if kept:
+                out.append((kept, at + piece.rfind(kept)))
+            at += len(piece) + 1
+        return out
+
+    alphabet = ["a", "b", "n", "s", "o", "i", " ", "=", "\n", "x"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert [(c.answer, c.start) for c in finder.find(text, None, False)] == reference(text), text
