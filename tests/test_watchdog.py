@@ -192,3 +192,22 @@ def test_the_command_line_watches_while_it_runs_and_gives_sigalrm_back(tmp_path,
     assert json.loads(result.stdout)["results"][0]["errors"] == {"regex time limit in step `evil`": 1}
     assert seen == [True] and not WATCH.on
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_judge_is_asked_with_the_timer_disarmed(tmp_path, monkeypatch, watched):
+    """Between a record's regex calls and the judge's answer nothing may go off: the client disarms the
+    timer before it asks (here a replayed judge with nothing cached, which refuses after that)."""
+    from rulekit.engine import judge
+    from rulekit.engine.judge import JudgeError, client_for
+
+    monkeypatch.setattr(regex_limits.CLOCK, "left", 2.0)
+    regex_limits.timed(regex_limits.compile_regex("b", None).search, "abc")
+    assert WATCH.armed
+    judge.configure(base_url="http://judge.invalid/v1", model="m", cache=str(tmp_path / "j.sqlite"), replay=True)
+    try:
+        spec = load_ruleset("vlmevalkit+judge").sections["multiple-choice"].fallback.judge
+        with pytest.raises(JudgeError):
+            client_for(spec).ask("which letter?", 1, "r1")
+        assert not WATCH.armed
+    finally:
+        judge.configure()

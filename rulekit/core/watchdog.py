@@ -49,6 +49,8 @@ class Expired(BaseException):
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
+    """The SIGALRM handler: stop the regex call that is past its deadline, wake up again at the end of
+    one still inside its limit, and between calls do nothing."""
     watch = WATCH
     left = watch.deadline - time.monotonic()
     if left <= 0:
@@ -91,7 +93,7 @@ def unwatch() -> None:
 
 
 def rest() -> None:
-    """Disarm the Watchdog's timer (the engine calls this when a record is decided)."""
+    """Disarm the Watchdog's timer (the engine calls this when a record is decided, a judge before asking)."""
     if WATCH.armed:
         WATCH.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -169,6 +169,7 @@ class JudgeClient:
         if found is not None:
             self.hits += 1
             return found
+        rest()  # no regex alarm (rulekit.core.watchdog) while a server or a local model answers
         if self.replay:
             raise JudgeError(f"judge replay: no cached reply for record `{record_id}` (attempt {attempt}) "
                              f"in {self.cache.path}", help="run once without --judge-replay to fill the cache")
@@ -227,7 +228,6 @@ def judge_fallback(evaluator, section, record: Record, opts, traces, prepared, f
                    undecided: Decision | None = None) -> Decision:
     """Decide a record no step decided, or whose step's answer the compare cannot score (`undecided`,
     that `unresolved` decision): up to `retries` judge replies, then the `then:` fallback."""
-    rest()  # the record's regex calls are over: no alarm while a server or a local model answers
     spec = fb.judge
     client = client_for(spec)
     text = prepared if traces is not None else ""
