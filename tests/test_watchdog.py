@@ -109,11 +109,11 @@ def test_a_forked_child_starts_with_nothing_armed(watched, monkeypatch):
     regex_limits.timed(pattern.search, "abc")
     assert WATCH.armed
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.apply(_armed) == (True, False)
+        assert pool.apply(_armed) == (True, False, True)  # watching, nothing armed, and its own main thread
 
 
 def _armed():
-    return WATCH.on, WATCH.armed
+    return WATCH.on, WATCH.armed, threading.get_ident() == WATCH.thread
 
 
 def test_someone_elses_alarm_is_left_alone(quiet_alarm):
