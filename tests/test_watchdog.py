@@ -211,3 +211,28 @@ def test_a_judge_is_asked_with_the_timer_disarmed(tmp_path, monkeypatch, watched
         assert not WATCH.armed
     finally:
         judge.configure()
+
+
+def test_a_reward_batch_runs_watched_and_gives_sigalrm_back(tmp_path, monkeypatch, quiet_alarm):
+    """`decide_batch` (an RL reward's call) turns the watchdog on for the batch where SIGALRM is free,
+    keeps the limits, and leaves the process as it found it; where SIGALRM is taken it keeps the
+    per-call timeout and touches nothing."""
+    from rulekit.core import watchdog
+
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
+    rs = load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
+    seen = []
+    real = watchdog.watch
+    monkeypatch.setattr(watchdog, "watch", lambda: seen.append(real()) or seen[-1])
+    batch = Evaluator(rs).decide_batch(["a" * 40, "ac"], ["A", "A"], [MC, MC])
+    assert batch.outcomes == ["error", "rule"] and seen == [True]
+    assert not WATCH.on and signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+    def theirs(signum, frame):
+        pass
+
+    signal.signal(signal.SIGALRM, theirs)
+    batch = Evaluator(rs).decide_batch(["a" * 40], ["A"], [MC])
+    assert batch.outcomes == ["error"] and seen == [True, False]
+    assert signal.getsignal(signal.SIGALRM) is theirs

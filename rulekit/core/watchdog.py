@@ -9,7 +9,8 @@ import os
 import signal
 import threading
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 
 class Watchdog:
@@ -90,6 +91,20 @@ def unwatch() -> None:
     WATCH.deadline = math.inf
     if signal.getsignal(signal.SIGALRM) is _on_alarm:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+@contextmanager
+def watching() -> Iterator[bool]:
+    """The Watchdog on for a block, when it can be (see `watch`), and off again after it unless it
+    was on before (`Evaluator.decide_batch` runs under it: a reward function's batch is the caller's
+    main-thread call, and a caller that keeps SIGALRM for itself is left alone). Yields whether it is on."""
+    was = WATCH.on
+    on = watch()
+    try:
+        yield on
+    finally:
+        if on and not was:
+            unwatch()
 
 
 def rest() -> None:

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator
 from rulekit.language import schema as S
 from rulekit.language.expr import ConditionFailed, SkipStep
 from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
-from rulekit.core.watchdog import WATCH, rest
+from rulekit.core.watchdog import WATCH, rest, watching
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
 from rulekit.core.options import option_set
@@ -244,16 +244,17 @@ class Evaluator:
             if given is not None and len(given) != n:
                 raise ValueError(f"{name} has {len(given)} entries for {n} responses")
         out = Batch()
-        for i, response in enumerate(responses):
-            choices = normalize_choices(options[i]) if options is not None else None
-            qt = question_types[i] if question_types is not None else ("multiple-choice" if choices else "open")
-            record = Record(ids[i] if ids is not None else str(i), qt, response,
-                            golds[i] if golds is not None else None, choices)
-            d = self.decide(record)
-            if d is None:
-                d = Decision(record.id, None, None, 0.0, "unresolved", None,
-                             message=f"the ruleset has no `{qt}` section")
-            out.add(d)
+        with watching():  # regex limits by one timer, not a `timeout` per call, where SIGALRM is free
+            for i, response in enumerate(responses):
+                choices = normalize_choices(options[i]) if options is not None else None
+                qt = question_types[i] if question_types is not None else ("multiple-choice" if choices else "open")
+                record = Record(ids[i] if ids is not None else str(i), qt, response,
+                                golds[i] if golds is not None else None, choices)
+                d = self.decide(record)
+                if d is None:
+                    d = Decision(record.id, None, None, 0.0, "unresolved", None,
+                                 message=f"the ruleset has no `{qt}` section")
+                out.add(d)
         return out
 
     def cut_off_report(self) -> list[tuple[str, int, int]]:
