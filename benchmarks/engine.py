@@ -5,7 +5,8 @@
 
 Reads the real corpus (../shared/corpus/responses.jsonl) once, then times each ruleset over the
 records it decides (best of 3 runs; one run for the SymPy rulesets) and prints records decided
-per second; then lmms-eval and vlmevalkit on the multiple-choice records alone next to their
+per second, twice: with the `regex` module's per-call `timeout` (a program that embeds rulekit) and
+under the regex watchdog (rulekit/core/watchdog.py: the `rulekit` command, `decide_batch`); then lmms-eval and vlmevalkit on the multiple-choice records alone next to their
 hand-written twins in `baselines.py`. Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rulekit.engine.compiler import load_ruleset  # noqa: E402
 from rulekit.run.evaluate import evaluate  # noqa: E402
 from rulekit.readers import read_records  # noqa: E402
 from rulekit.core.resources import builtin_rulesets  # noqa: E402
+from rulekit.core.watchdog import watching  # noqa: E402
 
 SYMPY = ("physics", "olympiadbench")
 
@@ -43,13 +45,18 @@ def main() -> None:
     names = sys.argv[1:] or sorted(n for n in builtin_rulesets() if "judge" not in n)
     records = list(read_records([str(CORPUS)]))
     print(f"{len(records):,} corpus records in memory\n")
-    print("| ruleset | records decided | records/s |")
-    print("|---|---:|---:|")
+    print("| ruleset | records decided | records/s, per-call timeout | records/s, watchdog |")
+    print("|---|---:|---:|---:|")
     for name in names:
         rs = load_ruleset(name)
         mine = [r for r in records if r.question_type in rs.sections]
-        seconds = best_of(1 if name.startswith(SYMPY) else 3, lambda: evaluate([rs], mine, seed=0))
-        print(f"| {name} | {len(mine):,} | {len(mine) / seconds:,.0f} |", flush=True)
+        runs = 1 if name.startswith(SYMPY) else 3
+        if runs == 1:  # the SymPy worker started and its caches warm before either timing
+            evaluate([rs], mine, seed=0)
+        plain = best_of(runs, lambda: evaluate([rs], mine, seed=0))
+        with watching():
+            watched = best_of(runs, lambda: evaluate([rs], mine, seed=0))
+        print(f"| {name} | {len(mine):,} | {len(mine) / plain:,.0f} | {len(mine) / watched:,.0f} |", flush=True)
     mcq = [r for r in records if r.question_type == "multiple-choice" and r.choices]
     pairs = [(r.response, r.choices) for r in mcq]
     print(f"\nthe {len(mcq):,} multiple-choice records with options: the ruleset (metrics included) and its "
