@@ -6,7 +6,8 @@
 Reads the real corpus (../shared/corpus/responses.jsonl) once, then times each ruleset over the
 records it decides (best of 3 runs; one run for the SymPy rulesets) and prints records decided
 per second, twice: with the `regex` module's per-call `timeout` (a program that embeds rulekit) and
-under the regex watchdog (rulekit/core/watchdog.py: the `rulekit` command, `decide_batch`); then lmms-eval and vlmevalkit on the multiple-choice records alone next to their
+under the regex watchdog (rulekit/core/watchdog.py: the `rulekit` command, `decide_batch`); then
+lmms-eval and vlmevalkit on the multiple-choice records alone next to their
 hand-written twins in `baselines.py`. Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations

@@ -30,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "responses.jsonl"
 TWINS = {  # ruleset → the arguments of its hand-written twin in baselines.py
     # lmms-eval and mmmu score open-ended questions too (parse_open_response + eval_open), as rulekit does
-    "lmms-eval": ["--parser", "lmms", "--open"], "mmmu": ["--parser", "mmmu", "--open"], "vmcbench": ["--parser", "vmcbench"],
+    "lmms-eval": ["--parser", "lmms", "--open"], "mmmu": ["--parser", "mmmu", "--open"],
+    "vmcbench": ["--parser", "vmcbench"],
     "vlmevalkit": ["--parser", "vlmevalkit"], "vlmevalkit@v2": ["--parser", "vlmevalkit", "--vlmeval-version", "2"],
     "vlmevalkit@v1": ["--parser", "vlmevalkit", "--vlmeval-version", "1"],
 }
@@ -98,7 +99,8 @@ def count_mcq(path: Path) -> int:
 
 def same_predictions(ours: Path, twin: Path) -> str:
     """Whether the twin predicted what rulekit did on every record the twin scored ("yes", or how
-    many differ; open-ended records: whether both scored it right or wrong): the timing compares two programs doing the same job only if it is the same.
+    many differ; open-ended records: whether both scored it right or wrong): the timing compares two
+    programs doing the same job only if it is the same.
     Both files are in input order and the twin's records are a subsequence of ours, so they are
     walked side by side (this process stays small: its children inherit its memory until exec)."""
     import orjson
@@ -110,7 +112,8 @@ def same_predictions(ours: Path, twin: Path) -> str:
             total += 1
             for candidate in rows:
                 if candidate["id"] == row["id"]:  # an open-ended row of the twin has `correct`, no `pred`
-                    differ += candidate["pred"] != row["pred"] if "pred" in row else candidate["correct"] != row["correct"]
+                    key = "pred" if "pred" in row else "correct"
+                    differ += candidate[key] != row[key]
                     break
             else:
                 return f"{total:,}th record of the twin ({row['id']}) not in rulekit's decisions"

@@ -142,7 +142,8 @@ def test_off_the_main_thread_the_per_call_timeout_still_holds(tmp_path, monkeypa
     monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
     rs = load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
     out = []
-    thread = threading.Thread(target=lambda: out.append(Evaluator(rs).decide(Record("1", "multiple-choice", "a" * 40, "A", MC))))
+    record = Record("1", "multiple-choice", "a" * 40, "A", MC)
+    thread = threading.Thread(target=lambda: out.append(Evaluator(rs).decide(record)))
     thread.start()
     thread.join(10)
     assert out and out[0].reason == "regex time limit in step `evil`"

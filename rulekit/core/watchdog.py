@@ -19,7 +19,8 @@ class Watchdog:
     regex call and re-armed from its own handler while calls are still inside their limits. The
     `regex` module checks for signals while it matches, so the handler's exception stops a runaway
     match where it stands. A process opts in with `watch()`: the command line does (it owns the process
-    and its signals); a program that embeds rulekit keeps the per-call `timeout`.
+    and its signals), and `Evaluator.decide_batch` does for its batch (`watching()`); elsewhere a
+    program that embeds rulekit keeps the per-call `timeout`.
 
     `deadline` is the monotonic time the running call must end by (+inf between calls); `armed`, whether
     the timer is set, and `expiry`, when it goes off; `thread`, the main thread's id (signal handlers

@@ -98,9 +98,9 @@ class TailAfterFind(Word):
     """`tail-after: [indicators]` — split the text into segments at `split` (a regex; none = one segment);
     in each segment, for each indicator present (in list order), take the text after its LAST
     occurrence (`str.split`'s last piece: for an indicator that can overlap itself, such as "aa" in
-    "aaa", the last occurrence found scanning left to right), stripped, and keep the shortest: walking the indicators in order, a strictly
-    shorter tail replaces the kept one and an empty kept tail is replaced by the next one (so an
-    empty tail is never the result). `last-segment-extra` indicators apply only to the last segment.
+    "aaa", the last occurrence found scanning left to right), stripped, and keep the shortest:
+    walking the indicators in order, a strictly shorter tail replaces the kept one and an empty kept
+    tail is replaced by the next one (so an empty tail is never the result). `last-segment-extra` indicators apply only to the last segment.
     One candidate per segment that kept a non-empty tail."""
 
     tail_after: list[str]
