@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from rulekit import Evaluator, Record, load_ruleset
 from rulekit.core import regex as regex_limits
 from rulekit.cli import main
+from rulekit.core.cachefiles import machine_tag
 from rulekit.core.errors import RulekitError
 
 MC = {"A": "a cat", "B": "a dog"}
@@ -194,14 +195,18 @@ def test_temp_files_of_a_killed_run_are_swept_by_the_next(tmp_path):
     dead.wait()
     out = tmp_path / "out"
     out.mkdir()
-    stale = out / f".vlmevalkit.decisions.jsonl.{dead.pid}.abcd1234.rulekit-tmp"
-    alive = out / f".vlmevalkit.decisions.jsonl.{os.getpid()}.efgh5678.rulekit-tmp"
+    here = machine_tag()
+    stale = out / f".vlmevalkit.decisions.jsonl.{dead.pid}@{here}.abcd1234.rulekit-tmp"
+    alive = out / f".vlmevalkit.decisions.jsonl.{os.getpid()}@{here}.efgh5678.rulekit-tmp"
+    elsewhere = out / f".vlmevalkit.decisions.jsonl.{dead.pid}@{'0' * 12}.ijkl9012.rulekit-tmp"  # another container
     foreign = out / ".notes.tmp"
-    for p in (stale, alive, foreign):
+    for p in (stale, alive, elsewhere, foreign):
         p.write_bytes(b"x" * 1000)
     result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit", "--output-dir", str(out)])
     assert result.exit_code == 0
-    assert not stale.exists() and alive.exists() and foreign.exists()
+    assert not stale.exists() and alive.exists() and foreign.exists() and elsewhere.exists()
+    assert f"holds temporary files of another run (another machine or container, or an older rulekit): " \
+           f"{elsewhere.name}; left alone" in result.stderr
     assert (out / "vlmevalkit.decisions.jsonl").is_file()
 
 

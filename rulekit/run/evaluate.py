@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from array import array
-import tempfile
-import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,8 @@ from typing import Any, Callable, Iterable
 
 import orjson
 
+from rulekit.core.cachefiles import AtomicFile
+from rulekit.core.cachefiles import sweep_stale as _sweep
 from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS, DrawLater, Evaluator
 from rulekit.core.errors import UsageError, warn
@@ -165,58 +166,20 @@ def report_cut_offs(runs: list) -> None:
                  f"{run.ruleset.name}: {where}, {strikes} strikes; {skipped:,} later records not tried, outcome error")
 
 
-def _umask() -> int:
-    """This process's umask (read by setting it, then putting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-TEMP_SUFFIX = ".rulekit-tmp"  # `.<file name>.<pid>.<random>.rulekit-tmp`: what `sweep_stale` may delete
-_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
-_LEGACY_TEMP = re.compile(r"^\..+\.decisions\.jsonl\.[A-Za-z0-9_]{8}\.tmp$")  # before 0.2: no pid in the name
-LEGACY_TEMP_AGE = 3600.0
-
-
-def _alive(pid: int) -> bool:
-    """Is process `pid` running (on this machine)?"""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, run by another user
-        return True
-    return True
-
-
 def sweep_stale(directory: Path) -> list[str]:
-    """Delete the temporary decisions files a killed run left in `directory` (SIGKILL, a power cut):
-    files of rulekit's own naming whose process is gone (older-style names without a pid: when over
-    an hour old). Returns the names deleted."""
-    removed = []
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return removed
-    now = time.time()
-    for entry in entries:
-        m = _TEMP_NAME.match(entry.name)
-        stale = (m is not None and not _alive(int(m.group(1)))) or (
-            m is None and _LEGACY_TEMP.match(entry.name) is not None and _older(entry, now, LEGACY_TEMP_AGE))
-        if stale and entry.is_file(follow_symlinks=False):
-            try:
-                os.unlink(entry.path)
-                removed.append(entry.name)
-            except OSError:
-                pass
+    """Delete the temporary decisions files a killed run left in `directory` (`core.cachefiles.sweep_stale`:
+    only this machine's, boot's and pid namespace's, whose process is gone) and say on stderr which
+    temporary files of runs elsewhere (another container or host sharing the directory) were left alone.
+    Returns the names deleted."""
+    removed, left = _sweep(directory)
+    if left:
+        from rulekit.core.terminal import safe
+
+        more = f" and {len(left) - 1} more" if len(left) > 1 else ""
+        print(safe(f"note: {directory} holds temporary files of another run (another machine or container, or an "
+                   f"older rulekit): {left[0]}{more}; left alone — delete them if no run is writing there"),
+              file=sys.stderr)
     return removed
-
-
-def _older(entry: os.DirEntry, now: float, seconds: float) -> bool:
-    try:
-        return now - entry.stat(follow_symlinks=False).st_mtime > seconds
-    except OSError:
-        return False
 
 
 def _cannot_write(path: Path, why: str) -> UsageError:
@@ -242,36 +205,30 @@ def prepare_output_dir(output_dir: str) -> Path:
 
 
 class AtomicWriter:
-    """A file written under a temporary name and renamed into place on success only."""
+    """A decisions file written under a temporary name and renamed into place on success only
+    (`core.cachefiles.AtomicFile`: created exclusively, never through a link); E406 when it cannot be."""
 
     def __init__(self, path: Path):
         self.path = path
         if path.is_dir():
             raise _cannot_write(path, "a directory of that name is in the way")
         try:
-            fd, self.tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
+            self.file = AtomicFile(path)
         except OSError as exc:
             raise _cannot_write(path, exc.strerror or str(exc)) from None
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; a results file gets the usual mode
-        self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
+        self.fh = self.file.fh
+        self.tmp = str(self.file.tmp)
 
     def commit(self) -> None:
         """Flush, fsync and rename into place."""
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
         try:
-            os.replace(self.tmp, self.path)
+            self.file.commit()
         except OSError as exc:
             raise _cannot_write(self.path, exc.strerror or str(exc)) from None
 
     def abort(self) -> None:
         """Drop the temporary file."""
-        try:
-            self.fh.close()
-        finally:
-            if os.path.exists(self.tmp):
-                os.unlink(self.tmp)
+        self.file.abort()
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+=-]+")
