@@ -46,8 +46,10 @@ ERROR_CODES = {
     "E403": "`explain` needs `-r` and either `--id ID INPUT` or `--response`",
     "E404": "`explain --id` names no record of the input",
     "E405": "`diff` needs exactly two rulesets",
-    "E406": "`--output-dir` or a decisions file cannot be written (a file in the way, no permission, a dangling "
-            "symlink, a directory at the target)",
+    "E406": "`--output-dir`, a decisions file or `generate --output` cannot be written (a file in the way, no "
+            "permission, a dangling symlink, a directory at the target; at `--output`, a link or not a file)",
+    "E407": "a judge cache would be written in a directory other users can write (they could plant links where "
+            "SQLite writes)",
     "E500": "an OpenAI-compatible server (the judge, `generate --base-url`) cannot be reached or keeps failing",
     "E501": "`--judge-replay`: a judge reply the run needs is not in the cache",
     "E502": "the judge cache is not a readable SQLite database",
