@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -117,8 +118,10 @@ class Published:
 
     def agrees(self, ours: float | None, percent: bool) -> bool:
         """Does `ours` give this number back to all its printed digits?"""
-        if ours is None:
-            return False
+        import math
+
+        if ours is None or not math.isfinite(ours) or not is_finite_number(self.text.strip()):
+            return False  # a non-finite figure gives back nothing (inf - inf would "agree" within any bound)
         printed = Decimal(self.text.strip())
         exponent = printed.as_tuple().exponent
         digits = -exponent if isinstance(exponent, int) and exponent < 0 else 0
@@ -166,13 +169,28 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
         for i, metric in enumerate(header):
             if i == split_col or i >= len(row) or not row[i].strip():
                 continue
-            try:
-                Decimal(row[i].strip())
-            except InvalidOperation:
-                raise InputError(f"`{metric.strip()}` is not a number: {row[i]!r}", loc=Loc(str(path), n, 0),
-                                 code="E300") from None
+            if not is_finite_number(row[i].strip()):
+                try:
+                    Decimal(row[i].strip())
+                    what, why = "a finite number", "a published number is a finite decimal (`inf` and `nan` cannot " \
+                                                    "be given back, nor compared)"
+                except InvalidOperation:
+                    what, why = "a number", None
+                raise InputError(f"`{metric.strip()}` is not {what}: {row[i]!r}", loc=Loc(str(path), n, 0),
+                                 code="E300", help=why) from None
             out.append(Published(split, metric, row[i].strip()))
     return out
+
+
+def is_finite_number(text: str) -> bool:
+    """Is `text` a decimal number that is finite as a float too (not `inf`, `-Infinity`, `NaN`, `sNaN`, nor
+    `1e999999999`, which only Decimal holds)? Only such a number can be given back to its printed digits."""
+    import math
+
+    try:
+        return Decimal(text).is_finite() and math.isfinite(float(text))
+    except (InvalidOperation, ValueError, OverflowError):
+        return False
 
 
 def _read_json_report(path: Path) -> list[Published]:
@@ -292,13 +310,24 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
     """The artifacts under `paths` (work dirs or files), and notes on what was found but cannot be
     reproduced (a prediction file without a report, a report without its prediction file)."""
     files: list[Path] = []
+    notes: list[str] = []
+    roots: dict[Path, Path] = {}  # each file found → the tree it was found in (a file given: its folder)
     for p in paths:
         path = Path(p)
         if not path.exists():
             raise UsageError(f"no such file or directory: {p}", code="E401")
-        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        if path.is_dir():
+            found, outside = _walk(path)
+            notes += outside
+        else:
+            found = [path]
+        for f in found:
+            roots.setdefault(f, path if path.is_dir() else path.parent)
+        files += found
     files = sorted(set(files))
-    artifacts, notes, used = [], [], set()
+    artifacts, used = [], set()
+    _TREES.clear()
+    _TREES.update(roots)
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         if suffix is None:
@@ -342,9 +371,39 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
     return artifacts, notes
 
 
+_TREES: dict[Path, Path] = {}  # find_artifacts' files → the tree each was found in
+
+
+def _walk(root: Path) -> tuple[list[Path], list[str]]:
+    """The regular files under the directory `root`, and a note for each symbolic link that leads out of
+    it (never read: a work dir is untrusted, and its link to `~/.ssh/id_rsa` named `x_MMStar_acc.csv` must
+    not have its content quoted in an error). Links to directories are not followed; a link to a file
+    inside the tree is read like the file."""
+    top = os.path.realpath(root)
+    files, notes = [], []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        for name in sorted(names) + sorted(d for d in dirs if os.path.islink(os.path.join(folder, d))):
+            path = Path(folder, name)
+            if path.is_symlink() and not _within(path, top):
+                notes.append(f"{path}: a symbolic link to {'a folder' if path.is_dir() else 'a file'} outside "
+                             f"{root}; not read")
+            elif path.is_file() and not (path.is_symlink() and path.is_dir()):
+                files.append(path)
+    return files, notes
+
+
+def _within(path: Path, top: str) -> bool:
+    """Does `path`, its links followed, stay inside the real directory `top`?"""
+    real = os.path.realpath(path)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
 def _prediction_file(report: Path, stem: str) -> Path | None:
-    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one."""
-    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES if report.with_name(stem + s).is_file()), None)
+    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one inside the tree the report was
+    found in (a link out of it is not followed)."""
+    top = os.path.realpath(_TREES.get(report, report.parent))
+    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES
+                 if report.with_name(stem + s).is_file() and _within(report.with_name(stem + s), top)), None)
 
 
 def _names(report: Path, stem: str) -> tuple[str, str, Family | None]:
@@ -521,6 +580,10 @@ def _mmevalpro_pairs(files: list[Path]):
             yield None, (f"{f}: an MMEvalPro score file, but its model output is not found "
                          f"(expected {prefix}_model_output.json next to it)")
             continue
+        bad = next(((split, metric, value) for split, scores in data.items() for metric, value in scores.items()
+                    if type(value) not in (int, float)), None)
+        if bad is not None:
+            raise InputError(f"{f}: `{bad[0]}`/`{bad[1]}` is not a number: {bad[2]!r}", code="E300")
         numbers = [Published(split, metric, repr(value) if isinstance(value, float) else str(value), decimals=2)
                    for split, scores in data.items() for metric, value in scores.items()]
         family = next(fm for fm in registry() if fm.framework == "mmevalpro")
