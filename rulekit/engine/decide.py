@@ -178,12 +178,20 @@ class Evaluator:
             yield record, self.decide(record, trace)
 
     def decide(self, record: Record, trace: bool = False) -> Decision | None:
-        """The decision on one record (None when the ruleset has no section for its question type)."""
+        """The decision on one record (None when the ruleset has no section for its question type); a
+        reply that is None or not text (bytes, a list; numbers are read as their text) is outcome `error`."""
         section = self.ruleset.sections.get(record.question_type)
         if section is None:
             return None
         traces: list[StepTrace] | None = [] if trace else None
-        if isinstance(record.response, str) and len(record.response) > self.max_chars:
+        response = record.response
+        if not isinstance(response, str) and (isinstance(response, bool) or not isinstance(response, (int, float))):
+            # None (no completion), bytes (their repr would be read), a list...: outcome error, never a reward.
+            # (Numbers stay: a spreadsheet cell read as one is scored as its text, as the frameworks do.)
+            what = "None: there is no reply" if response is None else f"a {type(response).__name__}, not text"
+            return Decision(record.id, None, None, 0.0, "error", None, message=f"the reply is {what}",
+                            reason="reply missing or not text")
+        if isinstance(response, str) and len(response) > self.max_chars:
             return Decision(record.id, None, None, 0.0, "error", None,
                             message=f"reply of {len(record.response):,} characters exceeds the limit of "
                                     f"{self.max_chars:,} (--max-chars)", reason="reply over --max-chars")
@@ -236,7 +244,8 @@ class Evaluator:
         one, unless `question_types` says. `ids` (default: the position in the batch) key the per-record
         random fallbacks, so a reply keeps its decision in any batch; a ruleset whose fallback draws in
         stream order (lmms-eval's) draws in batch order. A question type the ruleset has no section for
-        is decided `unresolved`."""
+        is decided `unresolved`. A reply that is None (no completion) or not text (bytes, ...) is
+        decided `error`, reward 0: it is never read as the text of its repr."""
         from rulekit.readers.jsonl import normalize_choices
 
         n = len(responses)
