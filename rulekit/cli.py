@@ -17,20 +17,35 @@ from rulekit.core.errors import ErrorGroup, RulekitError, UsageError
 @functools.lru_cache(maxsize=1)
 def _err():
     """stderr's console, made on first use: rich is imported only by a command that prints (~15 ms of
-    start-up otherwise). markup=False: names, ids and texts come from rulesets and input files, so
-    `[bold]` or `[/]` in them is text to show, never styling to apply (styles are rich Text objects)."""
-    from rich.console import Console
+    start-up otherwise). Names, ids and texts come from rulesets and input files, so it is a
+    `core.terminal.safe_console`: `[bold]` or `:x:` in them is text to show, never styling or an emoji
+    (styles are rich Text objects), and control sequences and bidi overrides show as escapes."""
+    from rulekit.core.terminal import safe_console
 
-    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    return safe_console(stderr=True, soft_wrap=True)
 
 
 def _out():
-    from rich.console import Console
+    from rulekit.core.terminal import safe_console
 
-    console = Console(highlight=False, soft_wrap=False, markup=False)
+    console = safe_console(soft_wrap=False)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=False, width=200, markup=False)
+        console = safe_console(soft_wrap=False, width=200)
     return console
+
+
+def _echo(text: str, nl: bool = True) -> None:
+    """`click.echo` of text that holds names, ids or replies from files: through `core.terminal.safe`."""
+    from rulekit.core.terminal import safe
+
+    click.echo(safe(text), nl=nl)
+
+
+def _echo_json(text: str, nl: bool = True) -> None:
+    """`click.echo` of JSON that holds names, ids or replies from files: `core.terminal.json_safe`."""
+    from rulekit.core.terminal import json_safe
+
+    click.echo(json_safe(text), nl=nl)
 
 
 class _LazyOut:
@@ -329,7 +344,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
         from rulekit.report.html import eval_page
         from rulekit.report.table import results_json
 
-        click.echo(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
+        _echo_json(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
         return
     print_results(results, fmt, _LazyOut(), band)
 
@@ -361,7 +376,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
         from rulekit.report.html import diff_page
 
         data = orjson.loads(orjson.dumps(public(report), option=orjson.OPT_NON_STR_KEYS))  # what --format json prints
-        click.echo(diff_page(report, data), nl=False)
+        _echo_json(diff_page(report, data), nl=False)
         return
     render_diff(report, fmt, _out())
 
@@ -388,7 +403,7 @@ def check(files):
         any_warnings = any_warnings or bool(warnings)
         for w in warnings:
             _err().print(w.render().replace("error[", "warning[", 1), markup=False)
-        click.echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
+        _echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
     if problems:
         click.get_current_context().exit(2)
     if any_warnings:
@@ -491,7 +506,7 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
     decisions = [explain_record(rs, record, seed) for rs in rulesets]
     if fmt == "json":
         payload = [explain_json(rs, record, d) for rs, d in zip(rulesets, decisions)]
-        click.echo(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
+        _echo_json(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
                                 option=orjson.OPT_INDENT_2).decode())
         return
     console = _out()
@@ -525,7 +540,7 @@ def test(rulesets, case_files):
             total += 1
             if res.problems:
                 failed += 1
-                click.echo(f"FAIL {label} example {res.number} ({res.example.response[:50]!r}): " + "; ".join(res.problems))
+                _echo(f"FAIL {label} example {res.number} ({res.example.response[:50]!r}): " + "; ".join(res.problems))
     click.echo(f"{total - failed} passed, {failed} failed")
     if failed:
         click.get_current_context().exit(1)
@@ -552,13 +567,13 @@ def reproduce(paths, fmt):
     if not rows:
         notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
     if fmt == "json":
-        click.echo(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
+        _echo_json(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
     elif fmt == "html":
         from rulekit.report.html import reproduce_page
 
-        click.echo(reproduce_page(rows, notes, json.loads(json.dumps(as_json(rows, notes)))), nl=False)
+        _echo_json(reproduce_page(rows, notes, json.loads(json.dumps(as_json(rows, notes)))), nl=False)
     elif fmt == "markdown":
-        click.echo(render_markdown(rows, notes), nl=False)
+        _echo(render_markdown(rows, notes), nl=False)
     else:
         render_table(rows, notes, _out())
     click.get_current_context().exit(exit_code(rows))

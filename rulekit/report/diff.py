@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rulekit.core.terminal import json_safe, safe
 from rulekit.run.evaluate import Result
 from rulekit.report.explain import highlight
 from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
@@ -235,10 +236,11 @@ def _side_text(side: dict, name: str, limit: int = 300) -> Text:
 def render_diff(report: dict, fmt: str, console: Console) -> None:
     """Print a diff report as `table` (rich), `json` (DESIGN.md §5, no ``_`` keys) or `markdown`."""
     if fmt == "json":
-        console.file.write(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        console.file.write(json_safe(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode())
+                           + "\n")
         return
     if fmt == "markdown":
-        console.file.write(diff_markdown(report) + "\n")
+        console.file.write(safe(diff_markdown(report)) + "\n")
         return
     console.print(_summary_table(report))
     if not report["summary"]["groups"]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from rulekit.core.terminal import json_safe, safe
 from rulekit.run.evaluate import Result
 from rulekit.core.trace import OUTCOMES
 
@@ -90,10 +91,10 @@ def results_markdown(results: list[Result]) -> str:
 def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None) -> None:
     """Print results in the chosen format; group metrics get their own table."""
     if fmt == "json":
-        console.file.write(results_json(results, {"band": band} if band else None) + "\n")
+        console.file.write(json_safe(results_json(results, {"band": band} if band else None)) + "\n")
         return
     if fmt == "markdown":
-        console.file.write(results_markdown(results) + "\n")
+        console.file.write(safe(results_markdown(results)) + "\n")
         return
     console.print(results_table(results, band))
     from rulekit.metrics import render_group_table

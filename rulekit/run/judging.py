@@ -211,6 +211,8 @@ def prepare_eval(loaded: list, records: Iterable[Record], seed: int | None, cons
             counts = prefetch(rs, records, seed, judge_concurrency, on_request=on_request)
         if counts["judged"]:
             import sys
-            print(f"{rs.name}: judged {counts['judged']} records: {counts['calls']} judge calls, "
-                  f"{counts['cached']} from the cache", file=sys.stderr)
+
+            from rulekit.core.terminal import safe
+            print(safe(f"{rs.name}: judged {counts['judged']} records: {counts['calls']} judge calls, "
+                       f"{counts['cached']} from the cache"), file=sys.stderr)
     return None if judge_dry_run else (loaded, records)
