@@ -7,6 +7,7 @@ ruleset asks for `order: stream`, where one RNG is shared in input order.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from typing import Any, Iterable, Iterator
 
@@ -185,7 +186,7 @@ class Evaluator:
             return None
         traces: list[StepTrace] | None = [] if trace else None
         response = record.response
-        if not isinstance(response, str) and (isinstance(response, bool) or not isinstance(response, (int, float))):
+        if not isinstance(response, str) and (isinstance(response, bool) or not isinstance(response, numbers.Real)):
             # None (no completion), bytes (their repr would be read), a list...: outcome error, never a reward.
             # (Numbers stay: a spreadsheet cell read as one is scored as its text, as the frameworks do.)
             what = "None: there is no reply" if response is None else f"a {type(response).__name__}, not text"
