@@ -24,8 +24,8 @@ from pathlib import Path
 TEMP_SUFFIX = ".rulekit-tmp"
 # `.<file name>.<pid>@<machine>.<random>.rulekit-tmp`: whose it is, so `sweep_stale` deletes only its own
 _TEMP_NAME = re.compile(r"^\..+\.(\d+)@([0-9a-f]{12})\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")
-_OTHER_TEMP = re.compile(r"^\..+\.\d+\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")  # 0.1: no machine
-_LEGACY_TEMP = re.compile(r"^\..+\.decisions\.jsonl\.[A-Za-z0-9_]{8}\.tmp$")  # before 0.1: no pid either
+_OTHER_TEMP = re.compile(r"^\..+\.\d+\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX) + r"$")  # earlier: no machine
+_LEGACY_TEMP = re.compile(r"^\..+\.decisions\.jsonl\.[A-Za-z0-9_]{8}\.tmp$")  # older still: no pid either
 LEGACY_TEMP_AGE = 3600.0
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -125,7 +125,7 @@ def _alive(pid: int) -> bool:
 def sweep_stale(directory: Path) -> tuple[list[str], list[str]]:
     """Delete the temporary files a killed run left in `directory` (SIGKILL, a power cut): files of
     rulekit's naming written on this machine, boot and pid namespace (`machine_tag`) whose process is
-    gone, and pre-0.1 names without a pid when over an hour old. Returns (names deleted, names left:
+    gone, and the oldest names (no pid) when over an hour old. Returns (names deleted, names left:
     temporary files of a run elsewhere — another container or host sharing the directory, whose pid
     says nothing here — or of a rulekit that did not name its machine; they may still be written)."""
     removed: list[str] = []
