@@ -15,7 +15,6 @@ See each module's docstring for its field mapping.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import shutil
@@ -25,6 +24,7 @@ import tempfile
 from typing import IO, Iterable, Iterator
 
 from rulekit.core.errors import InputError, UsageError
+from rulekit.core.limits import GunzipReader
 from rulekit.core.records import Record
 from rulekit.readers.jsonl import OUR_FIELDS, READ_ERRORS, corrupt, open_bytes, read_jsonl
 from rulekit.readers.mmevalpro import read_json
@@ -76,7 +76,8 @@ class _Replay(io.RawIOBase):
 
 def open_stream(path: str) -> IO[bytes]:
     """Open the stream `path` once (``-`` is stdin) as a buffered reader that supports `peek`,
-    transparently gunzipping; the bytes read ahead for this are replayed, not lost."""
+    transparently gunzipping (within the inflate limits); the bytes read ahead for this are replayed, not
+    lost."""
     try:
         raw = sys.stdin.buffer if path == "-" else open(path, "rb", buffering=0)
     except OSError as e:
@@ -89,7 +90,7 @@ def open_stream(path: str) -> IO[bytes]:
         head += chunk
     f: IO[bytes] = io.BufferedReader(_Replay(head, raw))
     if head[:2] == b"\x1f\x8b":
-        f = gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[assignment]
+        f = GunzipReader(f, "<stdin>" if path == "-" else path)
     return f
 
 
@@ -101,6 +102,9 @@ def _spooled(f: IO[bytes], name: str) -> IO[bytes]:
     except READ_ERRORS as e:
         tmp.close()
         raise corrupt(name, e) from None
+    except BaseException:  # over an inflate limit, interrupted
+        tmp.close()
+        raise
     finally:
         f.close()
     tmp.seek(0)
