@@ -895,7 +895,9 @@ def _list_literal(text: str) -> Any:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
-    return value if isinstance(value, list) else text
+    from rulekit.core.limits import int_too_big
+
+    return value if isinstance(value, list) and not int_too_big(value) else text  # `[0xfff...]`: not read
 
 
 def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | None]:
