@@ -255,20 +255,29 @@ class AtomicWriter:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it private; a results file gets the usual mode
         self.fh = os.fdopen(fd, "wb", buffering=1 << 20)
 
+    def write(self, data: bytes) -> None:
+        """Append `data`; a disk that is full (ENOSPC), a quota or a file-size limit is E406, not a traceback."""
+        try:
+            self.fh.write(data)
+        except OSError as exc:
+            raise _cannot_write(self.path, exc.strerror or str(exc)) from None
+
     def commit(self) -> None:
         """Flush, fsync and rename into place."""
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
-        self.fh.close()
         try:
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+            self.fh.close()
             os.replace(self.tmp, self.path)
         except OSError as exc:
             raise _cannot_write(self.path, exc.strerror or str(exc)) from None
 
     def abort(self) -> None:
-        """Drop the temporary file."""
+        """Drop the temporary file (what could not be written is dropped with it)."""
         try:
             self.fh.close()
+        except OSError:  # the buffered rest cannot be written either (a full disk): nothing to keep
+            pass
         finally:
             if os.path.exists(self.tmp):
                 os.unlink(self.tmp)
@@ -413,7 +422,7 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
             for run, writer in pairs:
                 line = run.row(record)
                 if line and writer is not None:
-                    writer.fh.write(line)
+                    writer.write(line)
             if on_progress is not None and n % 2000 == 0:
                 on_progress(n)
         results = [run.result(seed) for run in runs]
