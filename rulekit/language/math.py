@@ -360,7 +360,7 @@ class CompiledArithmetic:
             with symbolic.record_budget(self.timeout):
                 return self._verdict(pred, record)
         except symbolic.MathError as exc:
-            return None, 0.0, f"arithmetic: {exc}"
+            return None, 0.0, MathFailure(f"arithmetic: {exc}")
 
     def _verdict(self, pred: Any, record: Record) -> tuple:
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
@@ -420,6 +420,12 @@ class Unresolved(str):
             score = n / self.total if self.total else 0.0
             return score == 1.0, score
         return n == self.total, 1.0 if n == self.total else 0.0
+
+
+class MathFailure(str):
+    """A verdict `problem` from the SymPy worker — a call past its time limit, the record's budget spent,
+    SymPy missing —: the record could not be decided (outcome `error`), and `any-of` keeps it rather than
+    counting the compare as not correct."""
 
 
 class _Failed(Exception):
@@ -823,7 +829,9 @@ def _equivalent_within_budget(c: CompiledEquivalent, pred: Any, record: Record):
             elif status == JUDGE:
                 unknown.append(item)
                 pairs += judged
-    except (symbolic.MathError, _Failed) as exc:
+    except symbolic.MathError as exc:
+        return None, 0.0, MathFailure(f"equivalent: {exc}")
+    except _Failed as exc:
         return None, 0.0, f"equivalent: {exc}"
     fraction = c.spec.credit == "fraction"
     if unknown and (fraction or matched + len(unknown) == len(distinct)):
