@@ -986,7 +986,10 @@ def _differences(sheet: Path, records: list, decisions: list, correct: list[bool
     for r in _sheet_records(sheet):
         hit = r.meta.get("hit")
         if hit is not None:
-            hits[r.id] = bool(int(float(hit)))
+            try:
+                hits[r.id] = bool(int(float(hit)))
+            except (TypeError, ValueError, OverflowError):  # "nan", "inf", text: not a verdict the sheet gives
+                continue
     out = []
     for rec, d, ok in zip(records, decisions, correct):
         if rec.id in hits and hits[rec.id] != ok:
