@@ -11,6 +11,8 @@ A stream (``-`` for stdin, a FIFO, ``/dev/stdin``, a process substitution) is op
 first bytes are read ahead for detection and replayed to the reader, so nothing is lost. JSONL,
 JSON and CSV/TSV streams are read as they come; parquet and .xlsx need a seekable file, so such a
 stream is first copied to an anonymous temporary file.
+Every reader keeps to the limits of `rulekit.core.limits` (inflated bytes, line length, rows,
+columns, cells, document size): past one, E302 at the line, row or cell.
 See each module's docstring for its field mapping.
 """
 from __future__ import annotations
