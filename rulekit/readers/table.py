@@ -269,7 +269,7 @@ def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tup
     except RulekitError:  # over a limit, W313 under --strict, a bad record
         raise
     except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
-        raise corrupt(path, e, max(n - 1, 0), "row") from None
+        raise corrupt(path, e, n, "row") from None
     finally:
         wb.close()
 
