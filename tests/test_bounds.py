@@ -254,6 +254,14 @@ def test_a_gzip_bomb_of_blank_lines_stops_at_the_inflate_ratio(tmp_path):
     assert "`inflate-ratio` limit of 100" in err and peak < PEAK_MB
 
 
+def test_a_gzip_bomb_on_stdin_stops_at_the_inflate_ratio_too():
+    """A pipe has no position: its compressed bytes are counted as the gzip reader takes them."""
+    data, _ = _deflate_bomb(b"", b"\n" * (1 << 20), 100, b"")
+    bomb = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + data + struct.pack("<II", 0, 0)
+    result = CliRunner().invoke(main, ["eval", "-r", "vlmevalkit", "-"], input=bomb)
+    assert result.exit_code == 2 and "<stdin>: error[E302]: it inflates to more than" in result.stderr, result.output
+
+
 def test_a_json_document_is_read_whole_only_up_to_its_limit(tmp_path):
     path = tmp_path / "a.json"
     path.write_text(json.dumps([{"id": str(i), "response": "A" * 100} for i in range(30)]))

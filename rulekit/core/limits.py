@@ -139,10 +139,22 @@ class InflateGuard:
                                         f"its compressed size, past", self.name)
 
 
+class _Tally:
+    """A binary stream's `read`, counting the bytes it gave (a pipe has no `tell`)."""
+
+    def __init__(self, f: IO[bytes]):
+        self.f, self.n = f, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.f.read(size)
+        self.n += len(data)
+        return data
+
+
 class _Counted(io.RawIOBase):
     """The bytes of a gzip stream, counted against the InflateGuard as they are read."""
 
-    def __init__(self, gz: Any, compressed: IO[bytes], guard: InflateGuard):
+    def __init__(self, gz: Any, compressed: _Tally, guard: InflateGuard):
         self._gz, self._compressed, self._guard, self._n = gz, compressed, guard, 0
 
     def readable(self) -> bool:
@@ -154,11 +166,7 @@ class _Counted(io.RawIOBase):
         n = len(data)
         buffer[:n] = data
         self._n += n
-        try:
-            at = self._compressed.tell()
-        except (OSError, ValueError):  # a pipe: its bytes so far are not known, only the cap applies
-            at = self._n
-        self._guard.check(self._n, at)
+        self._guard.check(self._n, self._compressed.n)
         return n
 
     def close(self) -> None:
@@ -174,7 +182,8 @@ class GunzipReader(io.BufferedReader):
         import gzip
 
         self.fileobj = compressed
-        super().__init__(_Counted(gzip.GzipFile(fileobj=compressed, mode="rb"), compressed, InflateGuard(name)),
+        tally = _Tally(compressed)
+        super().__init__(_Counted(gzip.GzipFile(fileobj=tally, mode="rb"), tally, InflateGuard(name)),  # type: ignore[arg-type]
                          buffer_size=1 << 16)
 
     def close(self) -> None:
