@@ -40,6 +40,8 @@ ERROR_CODES = {
     "E204": "a condition is over the size limits (its length, a number literal's digits)",
     "E300": "an input line or row is malformed or lacks a required field",
     "E301": "an input file is corrupt or truncated (gzip, xlsx, parquet)",
+    "E302": "an input file is over a reader limit (inflated bytes or ratio, line length, rows, columns, cells, "
+            "document or report size, directory depth, image pixels): `RULEKIT_LIMITS` raises it",
     "E400": "a command-line option is malformed (e.g. `--field`)",
     "E401": "an input file does not exist",
     "E402": "`--options` is not LETTER=TEXT,...",

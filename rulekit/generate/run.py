@@ -278,7 +278,7 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
         generating = 0.0
         for i in range(0, len(todo), max(1, batch_size)):
             batch = todo[i:i + batch_size]
-            requests = [_request(style, it) for it in batch]
+            requests = [_request(style, it, data) for it in batch]
             replies = backend.generate(requests, sampling)
             rows = []
             for item, reply in zip(batch, replies):
@@ -306,6 +306,53 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
                    str(output), out.repaired, generating)
 
 
-def _request(style: Prompt, item: Item) -> Request:
+def _request(style: Prompt, item: Item, source: str = "") -> Request:
     message = style.render(item.question_type, item.question, item.choices, item.hint)
-    return Request(message, list(item.images) if message.images != "none" else [])
+    images = list(item.images) if message.images != "none" else []
+    check_images(images, item.id, source)
+    return Request(message, images)
+
+
+def image_size(image: Any) -> tuple[int, int]:
+    """(width, height) of an image as `load_image` takes it, read from its header: nothing is decoded."""
+    from PIL import Image
+
+    if isinstance(image, dict):
+        image = image.get("bytes") or image.get("path")
+    if isinstance(image, (bytes, bytearray)):
+        with Image.open(io.BytesIO(image)) as opened:
+            return opened.size
+    if isinstance(image, (str, Path)):  # a regular file only (a FIFO would block): read_image_file's check
+        with Image.open(io.BytesIO(read_image_file(image))) as opened:
+            return opened.size
+    return image.size
+
+
+def check_images(images: Sequence, item_id: str, source: str = "") -> None:
+    """Refuse, before any is decoded, an item whose images are over the `image-pixels` limit one by one or
+    together (a decompression bomb, eight 9,000 x 9,000 images): E302 naming the item and the image. An
+    image that cannot be opened is E300."""
+    import warnings
+
+    from PIL import Image
+
+    from rulekit.core.limits import limit, over
+
+    cap, total = limit("image-pixels"), 0
+    where = Loc(source, 0, 0) if source else None
+    for n, image in enumerate(images, 1):
+        try:
+            with warnings.catch_warnings():  # PIL warns past its own MAX_IMAGE_PIXELS: the limit below decides
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                width, height = image_size(image)
+        except Image.DecompressionBombError:
+            raise over("image-pixels", f"item `{item_id}`: image {n} has more pixels than", where) from None
+        except (OSError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
+            raise InputError(f"item `{item_id}`: image {n} cannot be read: {exc}", where, code="E300") from None
+        total += width * height
+        if width * height > cap:
+            raise over("image-pixels", f"item `{item_id}`: image {n} is {width:,} x {height:,} pixels, more than",
+                       where)
+        if total > cap:
+            raise over("image-pixels", f"item `{item_id}`: its images 1 to {n} have more pixels together than",
+                       where)

@@ -498,8 +498,10 @@ class Judged(Word):
 class AnyOf(CompiledOnUse, Word):
     """`any-of: [COMPARE, ...]` — correct when some compare finds some predicted answer correct (a
     list prediction, e.g. from `also:`, is tried item by item); a compare that cannot score an item
-    counts as not correct. Atropos' CountBench: the gold inside the reply, or the first number
-    equal to it as an integer: `any-of: [{contains: {prepare: [strip]}}, {int-equal: {}}]`."""
+    counts as not correct — except a SymPy call past its time limit (or the record's SymPy budget
+    spent, or SymPy missing): unless another compare finds an item correct, the record's outcome is
+    then `error`, as for every SymPy time-out. Atropos' CountBench: the gold inside the reply, or the
+    first number equal to it as an integer: `any-of: [{contains: {prepare: [strip]}}, {int-equal: {}}]`."""
 
     any_of: list["Compare"] = Field(min_length=1)
 
@@ -519,13 +521,17 @@ class CompiledAnyOf:
         self.compares = compares
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Correct (1.0) when a compare says so for an item, else wrong (0.0); never a problem."""
+        """Correct (1.0) when a compare says so for an item; else the first SymPy failure (a time-out:
+        outcome `error`); else wrong (0.0)."""
+        failure = None
         for item in (pred if isinstance(pred, list) else [pred]):
             for compare in self.compares:
                 correct, _, problem = verdict(compare, item, record, normalize)
                 if correct and problem is None:
                     return True, 1.0, None
-        return False, 0.0, None
+                if failure is None and isinstance(problem, _math.MathFailure):
+                    failure = problem
+        return (None, 0.0, failure) if failure is not None else (False, 0.0, None)
 
 
 class OrJudge(CompiledOnUse, Word):
@@ -895,7 +901,9 @@ def _list_literal(text: str) -> Any:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
-    return value if isinstance(value, list) else text
+    from rulekit.core.limits import int_too_big
+
+    return value if isinstance(value, list) and not int_too_big(value) else text  # `[0xfff...]`: not read
 
 
 def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | None]:

@@ -10,7 +10,8 @@ time limit, SymPy missing, a bad precision field), or an `Unresolved` message (o
 
 Nothing here imports SymPy: `equivalent`'s `sympy`, `interval` and `equation` tests ask the
 worker process of `rulekit.core.symbolic`, so a pathological expression costs one `timeout` and the
-record's outcome `error`, never a hung run.
+record's outcome `error`, never a hung run; a record's calls share a CPU budget of twice its `timeout`
+(a reply with thousands of boxed answers costs one budget, not thousands of limits).
 """
 
 import math
@@ -247,7 +248,9 @@ class Equivalent(Word):
     non-empty items that equal some gold (physics' partial credit; no items → 0), correct only at 1.
     `otherwise: judge` — a pair no test found equal needs the judge (outcome `unresolved` when the
     record is not already decided). SymPy runs in a worker process; a call past `timeout` seconds
-    of CPU time makes the record's outcome `error`."""
+    of CPU time makes the record's outcome `error`, and so do the calls of one record together past
+    twice that (`rulekit.core.symbolic.record_budget`); a text of more than 10,000 characters is never
+    parsed (as if SymPy could not read it)."""
 
     equivalent: EquivalentSpec
 
@@ -289,7 +292,8 @@ class Arithmetic(Word):
     is_equal: numbers only — a string is never equal —, complex numbers by their modulus) instead of
     `float()` of each. `read: latex2sympy` reads each text (after `prepare`) the way
     `eval(str(latex2sympy(text)))` does: the latex2sympy2_extended parser (in the SymPy worker, at
-    most `timeout` CPU seconds, else the record's outcome is `error`) and its printed form read as
+    most `timeout` CPU seconds, twice that for all of a record's texts, else the record's outcome is
+    `error`; a text over 10,000 characters is not parsed) and its printed form read as
     above, so "\\frac{1}{2}" is 0.5 and "1,000" is 1000, while "2\\sqrt{3}" prints `2*sqrt(3)`, a
     call, and is not read; a text it cannot parse is not equal (VLMEvalKit's MATH-Vision is_equal,
     second branch)."""
@@ -353,9 +357,10 @@ class CompiledArithmetic:
         from rulekit.core import symbolic
 
         try:
-            return self._verdict(pred, record)
+            with symbolic.record_budget(self.timeout):
+                return self._verdict(pred, record)
         except symbolic.MathError as exc:
-            return None, 0.0, f"arithmetic: {exc}"
+            return None, 0.0, MathFailure(f"arithmetic: {exc}")
 
     def _verdict(self, pred: Any, record: Record) -> tuple:
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
@@ -415,6 +420,12 @@ class Unresolved(str):
             score = n / self.total if self.total else 0.0
             return score == 1.0, score
         return n == self.total, 1.0 if n == self.total else 0.0
+
+
+class MathFailure(str):
+    """A verdict `problem` from the SymPy worker — a call past its time limit, the record's budget spent,
+    SymPy missing —: the record could not be decided (outcome `error`), and `any-of` keeps it rather than
+    counting the compare as not correct."""
 
 
 class _Failed(Exception):
@@ -784,6 +795,13 @@ def _prepared(c: CompiledEquivalent, text: str) -> str | None:
 def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
     from rulekit.core import symbolic
 
+    with symbolic.record_budget(c.spec.timeout):
+        return _equivalent_within_budget(c, pred, record)
+
+
+def _equivalent_within_budget(c: CompiledEquivalent, pred: Any, record: Record):
+    from rulekit.core import symbolic
+
     try:
         precision = _precision(c, record)
         golds = [_prepared(c, g) if g is not None else None for g in _golds(c, record.answer)]
@@ -811,7 +829,9 @@ def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
             elif status == JUDGE:
                 unknown.append(item)
                 pairs += judged
-    except (symbolic.MathError, _Failed) as exc:
+    except symbolic.MathError as exc:
+        return None, 0.0, MathFailure(f"equivalent: {exc}")
+    except _Failed as exc:
         return None, 0.0, f"equivalent: {exc}"
     fraction = c.spec.credit == "fraction"
     if unknown and (fraction or matched + len(unknown) == len(distinct)):

@@ -45,17 +45,46 @@ def pct(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}"
 
 
+def utf8(text: str) -> str:
+    """`text` as valid UTF-8 text: a file name's undecodable bytes (Python keeps them as lone surrogates,
+    `m\\udcff.xlsx`) shown as U+FFFD, as `ls` shows them, instead of failing the page."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to: "?"
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _utf8_data(value: Any) -> Any:
+    """`value` with every string (keys too) made valid UTF-8 by `utf8`."""
+    if isinstance(value, str):
+        return utf8(value)
+    if isinstance(value, dict):
+        return {utf8(k) if isinstance(k, str) else k: _utf8_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_utf8_data(v) for v in value]
+    return value
+
+
 def page(title: str, body: Iterable[str], data: Any) -> str:
-    """The whole document: `body` parts under a heading, `data` embedded as JSON."""
-    payload = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    """The whole document: `body` parts under a heading, `data` embedded as JSON. Text that is not valid
+    UTF-8 (a non-UTF-8 file name) is shown with U+FFFD for its undecodable bytes."""
+    try:
+        payload = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # "str is not valid UTF-8: surrogates not allowed"
+        payload = orjson.dumps(_utf8_data(data), option=orjson.OPT_NON_STR_KEYS).decode()
     payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")  # no `</script>`
-    return "\n".join([
+    return utf8("\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
         f"<h1>{esc(title)}</h1>", *body,
-        f'<script type="application/json" id="rulekit-data">{payload}</script>', "</body>", "</html>", ""])
+        f'<script type="application/json" id="rulekit-data">{payload}</script>', "</body>", "</html>", ""]))
 
 
 def table(headers: list[str] | None, rows: Iterable[list[str]], numeric: set[int] = frozenset()) -> str:

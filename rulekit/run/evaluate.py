@@ -219,6 +219,13 @@ class AtomicWriter:
         self.fh = self.file.fh
         self.tmp = str(self.file.tmp)
 
+    def write(self, data: bytes) -> None:
+        """Append `data`; a disk that is full (ENOSPC), a quota or a file-size limit is E406, not a traceback."""
+        try:
+            self.fh.write(data)
+        except OSError as exc:
+            raise _cannot_write(self.path, exc.strerror or str(exc)) from None
+
     def commit(self) -> None:
         """Flush, fsync and rename into place."""
         try:
@@ -370,7 +377,7 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
             for run, writer in pairs:
                 line = run.row(record)
                 if line and writer is not None:
-                    writer.fh.write(line)
+                    writer.write(line)
             if on_progress is not None and n % 2000 == 0:
                 on_progress(n)
         results = [run.result(seed) for run in runs]

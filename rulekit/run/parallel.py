@@ -35,7 +35,8 @@ from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS
 from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
                        report_cut_offs, row_bytes)
-from rulekit.core.errors import InputError, RulekitError
+from rulekit.core.errors import InputError, Loc, RulekitError
+from rulekit.core.limits import limit, line_too_long, over
 from rulekit.readers import ReadPosition, detect_format, is_stream, read_records
 from rulekit.readers.jsonl import records_from_lines
 from rulekit.core.trace import Decision
@@ -61,6 +62,7 @@ def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Itera
     a range is at most 1/taper of what is left (and at least MIN_CHUNK_BYTES), so the last ranges
     are small and no worker is left alone with a big one at the end."""
     total = os.path.getsize(path)
+    cap = limit("line-bytes")
     with open(path, "rb") as f:
         start = 0
         while start < total:
@@ -68,11 +70,29 @@ def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Itera
             end = start + step
             if end < total:
                 f.seek(end)
-                end += len(f.readline())
+                rest = f.readline(cap + 1)  # never more than the limit: a 1.9 GB line is not read here
+                if line_too_long(rest, cap):
+                    raise _long_line(path, end)
+                end += len(rest)
             else:
                 end = total
             yield Chunk(path, start, end)
             start = end
+
+
+def _long_line(path: str, at: int) -> InputError:
+    """E302 for the line of `path` that runs on past byte `at` beyond the `line-bytes` limit, numbered by
+    counting the line ends before it (in 1 MiB pieces)."""
+    lines = 1
+    with open(path, "rb") as f:
+        left = at
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            lines += chunk.count(b"\n")
+            left -= len(chunk)
+    return over("line-bytes", f"line {lines} is longer than", Loc(path, lines, 0))
 
 
 def default_workers() -> int:
@@ -359,7 +379,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
                             if writer is not None:
-                                writer.fh.write(data)
+                                writer.write(data)
                     done += part.records
                     read += chunk_size
                     if on_progress is not None:
