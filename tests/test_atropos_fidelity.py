@@ -23,10 +23,24 @@ from rulekit.core.records import Record
 
 HERE = Path(__file__).parent / "fidelity" / "atropos"
 
-# ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
-# and the environment's count of valid letters: (at least, when the item has no options)
-VALID = {"atropos-mmvp": (2, 2), "atropos-mmmu": (0, 4), "atropos-mmmu-pro": (0, 10), "atropos-ai2d": (0, 4),
-         "atropos-seedbench2-plus": (0, 4)}
+# The environment's count of valid letters (`ascii_uppercase[:num_choices]`): (which options count — every one,
+# or the non-blank strings among the first k letters —, at least, when the item has no options)
+VALID = {"atropos-mmstar": ("non-blank", "ABCDEF", 4, 4), "atropos-blink": ("non-blank", "ABCDEF", 4, 4),
+         "atropos-mmt-bench": ("non-blank", "ABCDEFGH", 4, 4), "atropos-mmvp": ("non-blank", "ABCD", 2, 2),
+         "atropos-mmbench": ("all", ascii_uppercase, 4, 4), "atropos-mmmu": ("all", None, 0, 4),
+         "atropos-mmmu-pro": ("all", None, 0, 10), "atropos-ai2d": ("all", None, 0, 4),
+         "atropos-seedbench2-plus": ("all", None, 0, 4)}
+
+
+def valid_letters(ruleset: str, choices: dict | None) -> str:
+    """The letters the original environment accepts for an item with these options (mmstar_environment.py:111-119,
+    mmbench_environment.py:120-128, ai2d_environment.py:130, mmmu_environment.py:161, ...)."""
+    count, among, at_least, if_none = VALID.get(ruleset, ("all", None, 4, 4))
+    if not choices:
+        return ascii_uppercase[:if_none]
+    n = sum(1 for letter, text in choices.items() if (among is None or letter in among)
+            and (count == "all" or (isinstance(text, str) and text.strip())))
+    return ascii_uppercase[:max(n, at_least)]
 
 
 def gold_as_index(r: dict) -> dict:
@@ -39,6 +53,7 @@ def gold_as_index(r: dict) -> dict:
     return r
 
 
+# ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
 CASES = {
     "atropos-mmstar": [("labels.mmstar.mcq_le6", "corpus", 6), ("labels.mmstar.edge_mcq", "edge_mcq", None)],
     "atropos-mmbench": [("labels.mmbench.sub_mmbench", "corpus", None)],
@@ -96,9 +111,7 @@ def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
                     wrong.append((label["id"], label["preds"], label["method"], d.pred, d.step))
             else:
                 seed_dependent += 1
-                at_least, if_none = VALID.get(ruleset, (4, 4))
-                n = len(data.get("choices") or {})
-                valid = ascii_uppercase[:max(n, at_least) if n else if_none]
+                valid = valid_letters(ruleset, data.get("choices"))
                 present = {letter for letter in valid if letter in data["response"].upper()}
                 if d.step != "last-resort" or d.pred not in set(label["preds"]) | present:
                     wrong.append((label["id"], label["preds"], "seed-dependent", d.pred, d.step))
@@ -171,7 +184,7 @@ CANONICAL = {"atropos-logicvista": lambda p: "".join(sorted(set(c for c in p if 
 def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     """Same prediction (where the environment extracts one) and same correct. OCRBench: the original
     eval()s a gold string and then calls .lower() on it, so a numeric gold ("42") raises and the item
-    scores 0; those records are counted, not compared (benchmarks/seed_suite.md)."""
+    scores 0 (labels marked `raised`): the ruleset must not score those right."""
     bench = ruleset.split("-", 1)[1]
     labels = _jsonl_gz(f"labels.{bench}.{source}")
     if source == "ocr_real":
@@ -186,11 +199,13 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     evaluator = Evaluator(load_ruleset(ruleset), 0)
     wrong, raised = [], 0
     for label in labels:
-        if label.get("raised"):
-            raised += 1
-            continue
         data = make(raw[label["id"]])
         d = evaluator.decide(record_from_dict(data))
+        if label.get("raised"):
+            raised += 1
+            if d.correct:
+                wrong.append((label["id"], "the original raises", label["correct"], d.pred, d.correct, d.step))
+            continue
         if not data["response"]:
             ok = not d.correct
         else:
@@ -421,3 +436,4 @@ def _count_records(corpus: dict) -> list[dict]:
         out.append({**r, "question_type": "open",
                     "answer": g if g.strip().lstrip("-").isdigit() else str(rng.randint(0, 12))})
     return out
+
