@@ -21,7 +21,9 @@ Reply classes (`CLASSES`), each built around a candidate answer (the gold or a w
                  controls, NBSP and other spaces, the \\x1c-\\x1f separators
     "chain"      a long chain of thought naming several candidates ("wait, actually ...")
     "loop"       a repetition loop of trigger phrases (the caller's and the shape's own) up to
-                 64k characters, with and without newlines and periods, sometimes with a tail answer
+                 64k characters (12k when it is whitespace only: originals' `\\n\\s*X` patterns take
+                 Python's re minutes on longer runs), with and without newlines and periods,
+                 sometimes with a tail answer
     "blank"      empty and whitespace-only replies (every kind of space)
     "think"      `<think>` blocks: closed, unclosed, nested, several, upper-case, an answer inside
     "tag"        `<answer>` tags: one, several, empty, unclosed, with a prefix, upper-case
@@ -119,6 +121,7 @@ BIDI = ["\u202e", "\u202d", "\u202a", "\u202b", "\u202c", "\u2066", "\u2067", "\
 SPACES = ["\u00a0", "\u2002", "\u2003", "\u2007", "\u2009", "\u200a", "\u202f", "\u205f", "\u3000", "\u1680",
           "\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\r", "\t"]
 SEPARATORS = ["\x1c", "\x1d", "\x1e", "\x1f"]
+WHITESPACE_LOOP = 12_000  # the longest loop made of whitespace only (`_loop`)
 
 
 def _math_letter(c: str, base: int) -> str:
@@ -305,6 +308,8 @@ def _loop(rng: random.Random, a: str, shape: str, triggers: tuple, max_loop: int
     unit = rng.choice(list(triggers) + list(TRIGGERS[shape]) + [a + " ", a, "the answer is " + a + ". "])
     joiner = rng.choice(["", " ", "\n", ". ", ".\n", ", "])
     size = rng.choice([200, 2_000, 8_000, 20_000, max_loop])
+    if not (unit + joiner).strip():  # a run of whitespace: patterns such as `\n\s*X` are quadratic on it
+        size = min(size, WHITESPACE_LOOP)  # in Python's re (16k newlines: 12 s a call), so it stays shorter
     body = (unit + joiner) * (size // max(1, len(unit + joiner)))
     body = body[:max_loop]
     head = rng.choice(["", "Let me think. ", "<think>", f"The answer is {a}. ", "**"])
