@@ -596,8 +596,9 @@ class PythonGold(CompiledOnUse, Word):
     * `not-text: wrong` — the original calls a string method on the gold (`answer.upper()`,
       `answer.strip()`, `answer.lower()`), which raises on anything else and scores the item 0:
       a gold that is not text is wrong; of a list of golds, those before the first that is not
-      text are compared (the original's loop returns on a match before it reaches it) and the
-      record is wrong when none of them matches.
+      text are compared, and only a full match (score 1) counts: the original's loop stops there
+      before it reaches the gold that raises (OCRBench returns on a match, DocVQA's ANLS breaks on
+      an exact one but goes on after a partial one, and raises).
 
     Atropos' OCRBench: `python-gold: {read: literal, names: {response: reply}, builtins: true,
     not-text: wrong, compare: ...}`."""
@@ -659,7 +660,7 @@ class CompiledPythonGold:
                 if not text:
                     return False, 0.0, None
                 correct, score, problem = verdict(self.compare, pred, replace(record, answer=text), normalize)
-                return (True, score, None) if correct and problem is None else (False, 0.0, None)
+                return (True, 1.0, None) if correct and score == 1.0 and problem is None else (False, 0.0, None)
             gold = text if isinstance(gold, list) else gold
         if gold is record.answer:
             return verdict(self.compare, pred, record, normalize)
