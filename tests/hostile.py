@@ -31,8 +31,11 @@ Reply classes (`CLASSES`), each built around a candidate answer (the gold or a w
     "fragment"   fragments of tests/fidelity/atropos/harness/edge.py (every pattern the Atropos
                  extractors know) joined at random
     "plain"      a short ordinary reply ("The answer is B.")
+    "near"       (EXTRA_CLASSES, asked for by name) a number just inside or outside every tolerance an
+                 original may use around a numeric answer (1e-9 ... 5%, above and below, relative
+                 and absolute), in several spellings ("1.2500001", "+1.25", "1.25e0", "1.25%")
 
-Odd golds (`gold(rng, shape, options)`): list literals ("['STOP', 'stop']"), quoted strings
+Odd golds (`gold(rng, shape, options)`; `ODD_LIST_GOLDS` for list-gold datasets): list literals ("['STOP', 'stop']"), quoted strings
 ("'STOP'"), numbers as text and as JSON numbers, "True" / "None" / JSON booleans and null, blank
 golds, golds outside the option set or outside yes/no ("Unknown"), option indexes ("1" for B),
 lower-case letters, several letters; for "math", a precision outside 1-6 in meta.
@@ -71,6 +74,7 @@ _edge = _load_edge()
 
 SHAPES = ("mcq", "yesno", "number", "text", "math")
 CLASSES = ("markdown", "lookalike", "chain", "loop", "blank", "think", "tag", "boxed", "fragment", "plain")
+EXTRA_CLASSES = ("near",)  # asked for by name (`records(..., classes=("near",))`): not in the default mix
 
 # Fragments every pattern of the Atropos extractors reacts to (harness/edge.py), by shape.
 FRAGMENTS = {
@@ -205,6 +209,10 @@ def option_set(rng: random.Random) -> dict | None:
     return opts
 
 
+# JSON list golds whose items are not all text (an original that calls a string method on each raises at the
+# first such item): for list-gold datasets (DocVQA `answers`, OCRBench `answer`); `gold` never draws them.
+ODD_LIST_GOLDS = [["STOP", 1], [1, "stop"], ["stop", None], [None], [True, "yes"], ["a", ["b"]], [], [3],
+                  ["12", 12.0], ["cat", {"a": 1}], ["Coca-Cola", "coca cola", 7], [""], ["red", False]]
 _YESNO_ODD = ["Unknown", "unknown", "true", "false", "1", "0", "N/A", "", " yes ", "YES", "No.", "yes.", "maybe",
               "Yes, it is", "y", "n"]
 _NUMBER_ODD = ["3.0", "1,000", "-0", "1e3", "03", " 7 ", "⁵", "٣", "½", "3/4", "0.50", "inf", "nan", "2 apples",
@@ -352,6 +360,25 @@ def _plain(rng: random.Random, a: str, shape: str) -> str:
                        f"I believe the answer is {a}", f"{a}\n", f"The final answer is {a}. I hope it is correct."])
 
 
+_NEAR_DELTAS = (1e-9, 1e-7, 5e-7, 1e-6, 2e-6, 9e-5, 1e-4, 1e-3, 0.0011, 0.004, 0.0099, 0.01, 0.0101, 0.02, 0.031,
+                0.032, 0.1, 0.3, 1.0)
+
+
+def near(rng: random.Random, answer: str) -> str:
+    """A number near `answer` (when it is one): the gold plus or minus an absolute delta, or times 1 ± a
+    relative one (4.9%, 5%, 5.1%), written plainly or oddly; `answer` itself when it is no number."""
+    try:
+        value = float(answer.replace(",", "")) if isinstance(answer, str) else float(answer)
+    except (ValueError, TypeError, OverflowError):
+        return answer
+    if rng.random() < 0.25:
+        value *= 1 + rng.choice([-1, 1]) * rng.choice([0.049, 0.05, 0.0500001, 0.051])
+    else:
+        value += rng.choice([-1, 1]) * rng.choice(_NEAR_DELTAS)
+    text = rng.choice([repr(round(value, 12)), f"{value:.10g}", f"{value:.6f}", f"{value:.3f}", f"{value:.1f}"])
+    return rng.choice(["{}", "{}", "+{}", "{}%", "{}e0", "{} ", "{}0"]).format(text) if "e" not in text else text
+
+
 def reply(rng: random.Random, cls: str, shape: str, answer: str, *, options: dict | None = None,
           triggers: tuple = (), max_loop: int = 65536) -> str:
     """One hostile reply of class `cls` (see CLASSES) for a record of `shape` whose candidate answer is
@@ -385,7 +412,9 @@ def reply(rng: random.Random, cls: str, shape: str, answer: str, *, options: dic
         return rng.choice([" ", "\n", "", ". ", "\x1c"]).join(parts)
     if cls == "plain":
         return _plain(rng, answer, shape)
-    raise ValueError(f"unknown reply class {cls!r}; known: {', '.join(CLASSES)}")
+    if cls == "near":
+        return _plain(rng, near(rng, answer), shape)
+    raise ValueError(f"unknown reply class {cls!r}; known: {', '.join(CLASSES + EXTRA_CLASSES)}")
 
 
 def records(shape: str, n: int, seed: int = 0, *, triggers: tuple = (), classes: tuple = CLASSES,
@@ -409,7 +438,7 @@ def records(shape: str, n: int, seed: int = 0, *, triggers: tuple = (), classes:
             value, _ = gold(rng, shape, options)
         letters = list(options or {}) or (list("ABCD") if shape == "mcq" else [])
         # the reply names the gold about half the time, else a wrong candidate
-        said = value if isinstance(value, str) and value.strip() and rng.random() < 0.5 else (
+        said = value if isinstance(value, str) and value.strip() and (cls == "near" or rng.random() < 0.5) else (
             rng.choice(letters) if letters else _plain_gold(rng, shape, options))
         record = {"id": f"{prefix}/{shape}/{i}/{cls}", "benchmark": "hostile",
                   "question_type": "multiple-choice" if options or shape == "mcq" else "open",

@@ -723,6 +723,7 @@ class RulesetGen(CondGen):
                                                                "difference": lambda: self.v(["float", "abs"], ["max"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
                                                                  "within": lambda: self.v([0.01, 1.0], [0, -1]),
+                                                                 "within-decimals": lambda: self.v(["precision", "p"], [""]),
                                                                  "edge": lambda: self.v(["exclusive", "inclusive"], ["open"]),
                                                                  "symbols": lambda: self.v([{"π": 3.141592653589793}, {"": 2.0, "x": -1e308}],
                                                                                            [{"π": "pi"}, ["π"]])})},

@@ -58,3 +58,19 @@ def test_reply_classes_and_lookalikes_on_their_own():
 def test_meta_callback_adds_benchmark_fields():
     rs = list(hostile.records("number", 20, meta=lambda rng, r: {"task": rng.choice(["Grid", "Circled Letter"])}))
     assert {r["meta"]["task"] for r in rs} == {"Grid", "Circled Letter"}
+
+
+def test_near_replies_sit_around_the_tolerances():
+    rng = random.Random(5)
+    values = [hostile.near(rng, "1.25") for _ in range(400)]
+    numbers = []
+    for v in values:
+        try:
+            numbers.append(float(v.strip().rstrip("%").lstrip("+")))
+        except ValueError:
+            pass
+    gaps = {abs(x - 1.25) for x in numbers}
+    assert any(0 < g < 1e-6 for g in gaps) and any(0.009 < g < 0.011 for g in gaps) and any(g > 0.05 for g in gaps)
+    assert hostile.near(rng, "STOP") == "STOP"
+    rs = list(hostile.records("number", 30, classes=("near",)))
+    assert all(r["id"].endswith("/near") for r in rs)

@@ -8,6 +8,7 @@ Golds keep their JSON type (a number, a boolean, null) as a user's JSON-lines fi
 to the environment's item; a JSON list becomes its Python list literal, except where the dataset's
 gold column is a list (DocVQA `answers`, InfographicVQA and OCRBench `answer`)."""
 import importlib.util
+import itertools
 import json
 import random
 import sys
@@ -100,11 +101,51 @@ ENVS = {
 LIST_GOLDS = {"docvqa", "infovqa", "ocrbench"}
 
 
+def _mathvista_near(rng, r):
+    kind = rng.choice(["float", "float", "float", "integer", "text"])
+    meta = {"answer_type": kind}
+    if kind == "float" and rng.random() < 0.85:
+        meta["precision"] = rng.choice([1, 2, 3, 1.0, 2.0, 4, 6, 7, 8.0, 10, 1.5, 0.5, 2.5, 0, 0.0, -1])
+    return meta
+
+
+def _dynamath_near(rng, r):
+    return {"answer_type": rng.choice(["float", "float", "free form"])}
+
+
+def _charxiv_near(rng, r):
+    return {"mode": "reasoning", "inst_category": rng.choice([1, 2, 3, 4])}
+
+
+# env → (records whose reply is a number near a numeric gold: hostile.py's "near" class, meta)
+NEAR = {"mathvista": (150, _mathvista_near), "mathvision": (100, None), "mathverse": (100, None),
+        "dynamath": (100, _dynamath_near), "chartqa": (100, None), "charxiv": (100, _charxiv_near),
+        "countbench": (60, None)}
+
+
+def _list_gold_records(env: str, seed: int, meta):
+    """Records whose gold is one of hostile.ODD_LIST_GOLDS (a JSON list with items that are not text) and whose
+    reply names one of its items (a text one, or the text of another)."""
+    lists = random.Random(f"{env}/lists/{seed}")
+    for r in hostile.records("text", 40, seed=seed + 2, classes=("plain", "markdown", "fragment", "lookalike"),
+                             prefix=f"hostile-{env}-lists", meta=meta):
+        gold = lists.choice(hostile.ODD_LIST_GOLDS)
+        said = lists.choice([str(g) for g in gold] or ["stop"])
+        yield dict(r, answer=gold, response=hostile.reply(lists, r["id"].rsplit("/", 1)[1], "text", said))
+
+
 def env_records(env: str, seed: int = 29):
     """The hostile records of one environment, deterministic for (env, seed)."""
     shape, n, triggers, qtype, meta = ENVS[env]
     rng = random.Random(f"{env}/{seed}")
-    for r in hostile.records(shape, n, seed=seed, triggers=triggers, prefix=f"hostile-{env}", meta=meta):
+    made = hostile.records(shape, n, seed=seed, triggers=triggers, prefix=f"hostile-{env}", meta=meta)
+    if env in NEAR:  # then numbers near a numeric gold, for the tolerances (ids end in /near)
+        k, near_meta = NEAR[env]
+        made = itertools.chain(made, hostile.records("number", k, seed=seed + 1, classes=("near",), odd_gold_rate=0.1,
+                                                     prefix=f"hostile-{env}", meta=near_meta))
+    if env in LIST_GOLDS:  # then JSON list golds with items that are not text (ids under hostile-<env>-lists/),
+        made = itertools.chain(made, _list_gold_records(env, seed, meta))  # replies naming one of their items
+    for r in made:
         if qtype == "mcq":
             r["question_type"] = "multiple-choice"
         elif qtype == "open":
