@@ -708,7 +708,7 @@ class RulesetGen(CondGen):
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "python-gold": lambda: {"python-gold": {
                 "compare": self.v([self.compare(depth=1)], [[]]),
-                **self.options({"read": lambda: self.v(["as-is", "str", "literal"], ["eval"]),
+                **self.options({"read": lambda: self.v(["as-is", "str", "str-or-list", "literal"], ["eval"]),
                                 "names": lambda: self.v([{"response": "reply"}, {"x": "object", "answers": "gold"}],
                                                         [{"x": "pred"}, ["x"]]),
                                 "builtins": lambda: self.v([True, False], ["all"]),

@@ -567,7 +567,7 @@ class CompiledOrJudge:
 class PythonGoldOptions(Word):
     """Options of `python-gold`: `read`, `names`, `builtins`, `falsy`, `not-text` and the inner `compare`."""
 
-    read: Literal["as-is", "str", "literal"] = "as-is"
+    read: Literal["as-is", "str", "str-or-list", "literal"] = "as-is"
     names: dict[str, Literal["reply", "gold", "object"]] = {}
     builtins: bool = False
     falsy: Literal["compare", "wrong"] = "compare"
@@ -582,6 +582,8 @@ class PythonGold(CompiledOnUse, Word):
 
     * `read: str` — Python's `str(gold)`: a list gold is ONE text, its repr ("['A']"), True is
       "True", 1.0 is "1.0" (MMStar: `extracted.upper() == str(answer).upper()`).
+    * `read: str-or-list` — a list gold stays a list of golds as given, any other gold is `str()` of
+      it (DocVQA's item: a list of answers as it is, else `[str(answer)]`).
     * `read: literal` — a text gold is read as the Python literal it denotes, as `eval(answer)`
       would (rulekit/core/pyliteral.py: literals and arithmetic only, nothing runs): "['STOP',
       'stop']" is two golds, "'STOP'" the text STOP, "42" the number 42; text that is not a
@@ -645,7 +647,7 @@ class CompiledPythonGold:
         spec, gold = self.spec, record.answer
         if spec.falsy == "wrong" and not gold:
             return False, 0.0, None
-        if spec.read == "str":
+        if spec.read == "str" or (spec.read == "str-or-list" and not isinstance(gold, list)):
             gold = str(gold)
         elif spec.read == "literal":
             gold = self._literal(gold, record)
