@@ -85,6 +85,8 @@ def option_set(choices: dict[str, str] | None, fallback_letters: tuple = (), at_
             if found is None:
                 found = _NO_CHOICES[letters] = OptionSet(dict.fromkeys(letters, ""), has_text=False)
             return found
+        if len(letters) == len(choices) and letters == "".join(choices):  # the usual A, B, C, D: as given
+            return OptionSet(choices)
         return OptionSet({letter: choices.get(letter, "") for letter in letters})
     if choices:
         if len(choices) < at_least:
