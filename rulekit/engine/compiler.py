@@ -63,6 +63,7 @@ class CompiledSection:
     compare: Any
     letters_if_missing: tuple = ()
     letters_at_least: int = 0
+    letters_count: tuple | None = None  # (count, among, at_least, if_none): `letters-count`
 
 
 @dataclass
@@ -123,7 +124,15 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
         node = data.get("fallback", {}).get("judge", {}).get("prepare-reply", []) if data is not None else []
         compile_prepare(section.fallback.judge.prepare_reply, lambda k: node.locs[k] if hasattr(node, "locs") else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
-                           tuple(section.letters_if_missing), section.letters_at_least)
+                           tuple(section.letters_if_missing), section.letters_at_least,
+                           _letters_count(section.letters_count))
+
+
+def _letters_count(spec: S.LettersCount | None) -> tuple | None:
+    """A section's `letters-count` as `option_set` takes it."""
+    if spec is None:
+        return None
+    return (spec.count, spec.among, spec.at_least, spec.if_none)
 
 
 def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> CompiledStep:

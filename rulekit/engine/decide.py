@@ -275,7 +275,7 @@ class Evaluator:
         cut = self.cut_off
         if cut and section in cut:
             raise StepCutOff()
-        opts = option_set(record.choices, section.letters_if_missing, section.letters_at_least)
+        opts = option_set(record.choices, section.letters_if_missing, section.letters_at_least, section.letters_count)
         original = record.response if isinstance(record.response, str) else str(record.response)
         prepared = section.prepare(original) if section.prepare else original
         steps = section.steps

@@ -23,11 +23,13 @@ quirks included, because each reproduces a benchmark's published numbers:
 
 import math
 import re
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from rulekit.core.errors import Loc, RulekitError
+from rulekit.core.pyliteral import Unreadable, read_literal
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.core.regex import compile_regex, timed
@@ -568,6 +570,126 @@ class CompiledOrJudge:
                                             "original asks its judge", pairs=[(str(pred), str(g)) for g in golds])
 
 
+class PythonGoldOptions(Word):
+    """Options of `python-gold`: `read`, `names`, `builtins`, `falsy`, `not-text` and the inner `compare`."""
+
+    read: Literal["as-is", "str", "str-or-list", "literal"] = "as-is"
+    names: dict[str, Literal["reply", "gold", "object"]] = {}
+    builtins: bool = False
+    falsy: Literal["compare", "wrong"] = "compare"
+    not_text: Literal["compare", "wrong"] = "compare"
+    compare: "Compare"
+
+
+class PythonGold(CompiledOnUse, Word):
+    """`python-gold: {read, falsy, not-text, compare}` — score with `compare` the gold as an original
+    written in Python holds it, typed as the record gives it (a JSON number, boolean, null or list
+    stays one), where the original's own handling of a gold decides the record:
+
+    * `read: str` — Python's `str(gold)`: a list gold is ONE text, its repr ("['A']"), True is
+      "True", 1.0 is "1.0" (MMStar: `extracted.upper() == str(answer).upper()`).
+    * `read: str-or-list` — a list gold stays a list of golds as given, any other gold is `str()` of
+      it (DocVQA's item: a list of answers as it is, else `[str(answer)]`).
+    * `read: literal` — a text gold is read as the Python literal it denotes, as `eval(answer)`
+      would (rulekit/core/pyliteral.py: literals and arithmetic only, nothing runs): "['STOP',
+      'stop']" is two golds, "'STOP'" the text STOP, "42" the number 42; text that is not a
+      literal (a NameError or SyntaxError for `eval`) stays the gold as it is. A bare name the
+      original's scope defines is read as `names` says: `reply` (the record's reply — a local
+      variable `response`), `gold` (the gold text itself), `object` (anything that is not text);
+      `builtins: true` reads every name of Python's builtins (`open`, `print`, `id`, ...) as an
+      object. A value that is not a list becomes a list of one (OCRBench:
+      `answers = eval(answers)`, then `[answers]`).
+    * `falsy: wrong` — a gold Python deems false (0, 0.0, "", False, None, an empty list) is never
+      right (`if extracted and answer:`), checked on the gold as the record gives it.
+    * `not-text: wrong` — the original calls a string method on the gold (`answer.upper()`,
+      `answer.strip()`, `answer.lower()`), which raises on anything else and scores the item 0:
+      a gold that is not text is wrong; of a list of golds, those before the first that is not
+      text are compared, and only a full match (score 1) counts: the original's loop stops there
+      before it reaches the gold that raises (OCRBench returns on a match, DocVQA's ANLS breaks on
+      an exact one but goes on after a partial one, and raises).
+
+    Atropos' OCRBench: `python-gold: {read: literal, names: {response: reply}, builtins: true,
+    not-text: wrong, compare: ...}`."""
+
+    python_gold: PythonGoldOptions
+
+    def compile(self, node: Any = None) -> "CompiledPythonGold":
+        """The inner compare compiled once (errors located at its entry)."""
+        raw = node.get("python-gold") if isinstance(node, dict) else None
+        inner = compile_compare(self.python_gold.compare, raw.get("compare") if isinstance(raw, dict) else None)
+        return CompiledPythonGold(self.python_gold, inner)
+
+
+class _PyObject:
+    """What a bare name that is not text evaluates to in the original's `eval` (a module, a class, a builtin)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+class CompiledPythonGold:
+    """A `python-gold` compare with its inner compare compiled."""
+
+    __slots__ = ("spec", "compare", "objects")
+
+    def __init__(self, spec: PythonGoldOptions, compare: Any):
+        self.spec, self.compare = spec, compare
+        objects = {}
+        if spec.builtins:
+            import builtins
+
+            objects = {name: _PyObject(name) for name in dir(builtins) if not isinstance(getattr(builtins, name), str)}
+        objects.update({name: _PyObject(name) for name, kind in spec.names.items() if kind == "object"})
+        self.objects = objects
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """The inner compare's verdict on the gold as the original holds it; wrong where the original
+        scores the item 0 (a falsy gold, a gold that is not text)."""
+        spec, gold = self.spec, record.answer
+        if spec.falsy == "wrong" and not gold:
+            return False, 0.0, None
+        if spec.read == "str" or (spec.read == "str-or-list" and not isinstance(gold, list)):
+            gold = str(gold)
+        elif spec.read == "literal":
+            gold = self._literal(gold, record)
+        if spec.not_text == "wrong":
+            golds = gold if isinstance(gold, list) else [gold]
+            text = []
+            for g in golds:
+                if not isinstance(g, str):
+                    break
+                text.append(g)
+            if len(text) < len(golds):
+                if not text:
+                    return False, 0.0, None
+                correct, score, problem = verdict(self.compare, pred, replace(record, answer=text), normalize)
+                return (True, 1.0, None) if correct and score == 1.0 and problem is None else (False, 0.0, None)
+            gold = text if isinstance(gold, list) else gold
+        if gold is record.answer:
+            return verdict(self.compare, pred, record, normalize)
+        return verdict(self.compare, pred, replace(record, answer=gold), normalize)
+
+    def _literal(self, gold: Any, record: Record) -> Any:
+        """`eval(gold)` for a text gold, as a list (OCRBench's `[answers]` for anything that is not one)."""
+        if isinstance(gold, str):
+            names = dict(self.objects)
+            for name, kind in self.spec.names.items():
+                if kind == "reply":
+                    names[name] = record.response
+                elif kind == "gold":
+                    names[name] = gold
+            try:
+                gold = read_literal(gold, names)
+            except Unreadable:
+                pass
+        return gold if isinstance(gold, list) else [gold]
+
+
 class Tier(Word):
     """One entry of `tiers`: a `compare` and the `score` a record gets when it says correct."""
 
@@ -643,7 +765,7 @@ BARE_COMPARE_DOC = {
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
                   "fuzzy": Fuzzy, "letter-set": LetterSet, "sorted-join": SortedJoin, "any-of": AnyOf, "or-judge": OrJudge, "tiers": Tiers,
                   "word-recall": WordRecall, "numbers-near": NumbersNear,
-                  "judged": Judged, "cases": Cases}
+                  "judged": Judged, "cases": Cases, "python-gold": PythonGold}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 # (the forward references above resolve when a model is first used: models build lazily, see Word)

@@ -42,11 +42,16 @@ class NumberEqualOptions(Word):
     (float-equal): a PREDICTION holding a symbol is read as `float(the text before its first
     occurrence) × value`, what follows it ignored — "2π" is 6.283…, "2π/3" too; "π" alone and
     "π/2" have nothing before the symbol and do not parse — as DynaMath's `transfer_pi` reads
-    them; the gold is read with plain `float()`."""
+    them; the gold is read with plain `float()`. `within-decimals: FIELD` takes the tolerance from the
+    record's `meta.FIELD`, a number of decimal places: 10 ** -FIELD when it is a number above 0, else
+    `within` (MathVista: `10 ** (-precision) if precision > 0 else 0.01`, any precision — 7, 1.5 —
+    and none or 0 alike); a FIELD that is there but is no number makes the record wrong (the
+    original's `precision > 0` raises)."""
 
     otherwise: Otherwise = "wrong"
     falsy: Literal["correct", "judge"] = "correct"
     within: Optional[float] = Field(default=None, gt=0)
+    within_decimals: Optional[str] = Field(default=None, min_length=1)
     edge: Literal["exclusive", "inclusive"] = "exclusive"
     symbols: dict[str, float] = {}
     via_float: bool = False
@@ -61,7 +66,7 @@ class IntEqual(Word):
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
-        return _number_verdict(self, pred, record.answer)
+        return _number_verdict(self, pred, record.answer, record)
 
 
 class FloatEqual(Word):
@@ -72,7 +77,7 @@ class FloatEqual(Word):
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
-        return _number_verdict(self, pred, record.answer)
+        return _number_verdict(self, pred, record.answer, record)
 
 
 # ---------------------------------------------------------------- equivalent: the tests
@@ -502,10 +507,21 @@ class CompiledEquivalent:
 
 
 # ---------------------------------------------------------------- int-equal, float-equal
-def _number_verdict(kind: Any, pred: Any, gold: Any):
+def _number_verdict(kind: Any, pred: Any, gold: Any, record: Record | None = None):
     convert, opts, name = (int, kind.int_equal, "int-equal") if isinstance(kind, IntEqual) else \
         (float, kind.float_equal, "float-equal")
     golds = [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
+    within = opts.within
+    if opts.within_decimals is not None:
+        places = (record.meta or {}).get(opts.within_decimals) if record is not None else None
+        if places is not None:
+            if not isinstance(places, (int, float)):  # `precision > 0` raises: the item scores 0
+                return False, 0.0, None
+            if places > 0:
+                try:
+                    within = 10 ** (-places)
+                except OverflowError:  # an integer too large for a float: the original raises too
+                    return False, 0.0, None
     if convert is int and opts.via_float:
         convert = _int_via_float
     try:
@@ -519,8 +535,8 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
                 target = convert(g)
             except (ValueError, TypeError, OverflowError):
                 continue
-            if value == target if opts.within is None else (abs(value - target) <= opts.within if inclusive
-                                                            else abs(value - target) < opts.within):
+            if value == target if within is None else (abs(value - target) <= within if inclusive
+                                                       else abs(value - target) < within):
                 if not value and opts.falsy == "judge":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
                                                   f"treats it as not prefetched and asks its judge",
@@ -857,7 +873,7 @@ def math_verdict(kind: Any, pred: Any, record: Record):
     if pred is None:
         return False, 0.0, None
     if isinstance(kind, (IntEqual, FloatEqual)):
-        return _number_verdict(kind, pred, record.answer)
+        return _number_verdict(kind, pred, record.answer, record)
     if isinstance(kind, Equivalent):  # not compiled (a caller outside the engine): compile once
         found = _UNCOMPILED.get(id(kind))
         if found is None or found[0] is not kind:
