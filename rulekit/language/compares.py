@@ -169,6 +169,7 @@ class AnlsOptions(Word):
     drop: str | None = None
     empty_prediction: Literal["compare", "zero"] = "compare"
     correct_from: float = Field(default=1.0, ge=0.0, le=1.0)
+    list_item: Literal["text", "error"] = "text"
 
     @field_validator("drop")
     @classmethod
@@ -196,7 +197,10 @@ class Anls(Word):
     whitespace is collapsed (Atropos: `(?py)[^\\w\\s]`, every punctuation character);
     `empty-prediction: zero` scores 0 a prediction that normalizes to nothing (even against an empty
     gold); `correct-from: 0.5` makes a record correct when s reaches 0.5 (Atropos' DocVQA
-    "accuracy"), not only at 1."""
+    "accuracy"), not only at 1. `list-item: error` makes a list gold (a JSON list, or a list literal
+    read by `gold-list-literal`) holding an item that is not text — `[1, 2]` — an `error`, as
+    VLMEvalKit's `anls_compute` raises on it (`groundtruth.strip()`, AttributeError); the default
+    `text` reads such an item as its text."""
 
     anls: AnlsOptions = AnlsOptions.model_construct()
 
@@ -902,10 +906,16 @@ def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | N
     """Best (score, correct) over every prediction × gold pair; the first problem stops the record."""
     preds = pred if isinstance(pred, list) else [pred]
     options = getattr(kind, "relaxed", None) or getattr(kind, "anls", None)
-    golds = _golds(gold, bool(getattr(options, "gold_list_literal", False)))
+    if getattr(options, "gold_list_literal", False) and isinstance(gold, str):
+        gold = _list_literal(gold)
+    golds = _golds(gold)
     if not golds:
         return False, 0.0, None
     if isinstance(kind, Anls):
+        if kind.anls.list_item == "error" and isinstance(gold, list):
+            bad = next((g for g in golds if not isinstance(g, str)), None)
+            if bad is not None:
+                return None, 0.0, f"compare `anls`: the gold list holds {bad!r}, which is not text"
         best = max(_anls(p, golds, kind.anls) for p in preds)
         return best >= kind.anls.correct_from if kind.anls.correct_from < 1.0 else best == 1.0, best, None
     best = 0.0
