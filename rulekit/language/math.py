@@ -232,13 +232,15 @@ class EquivalentSpec(Word):
     precision: PrecisionSpec = PrecisionSpec.model_construct()
     otherwise: Otherwise = "wrong"
     timeout: float = 5.0
+    identical_first: bool = True
 
 
 class Equivalent(Word):
     """`equivalent: {prepare: [...], tests: [...]}` — math-answer equivalence, configured as data. Both the
     prediction and each gold (see `gold`) go through `prepare` (an op that fails, e.g. an unbalanced
     `\\boxed{` with `unbalanced: fail`, makes that answer unequal to everything); identical texts are
-    equal; otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
+    equal (`identical-first: false`: not before the tests — VLMEvalKit's physics is_equiv parses even
+    two equal texts, and asks its judge when SymPy cannot read them); otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
     `numeric`, `sympy`, `interval`, `equation`, `judge-if-contains` — and is equal as soon as one says
     so. `arguments: prediction-first` passes the prediction as the FIRST argument of every test
     (OlympiadBench's swapped call; it decides which side `numeric` scales and whose `precision` list
@@ -813,7 +815,7 @@ def _item(c: CompiledEquivalent, x: str, y: str, precision: float) -> str:
 def _pair(c: CompiledEquivalent, pred: str, gold: str, precision: list[float]) -> str:
     """Prepared prediction vs prepared gold: EQUAL, JUDGE, or not equal (NEXT/STOP)."""
     x, y = (pred, gold) if c.spec.arguments == "prediction-first" else (gold, pred)
-    if x == y:
+    if x == y and c.spec.identical_first:
         return EQUAL
     if c.split is None:
         return _item(c, x, y, precision[0] if precision else c.spec.precision.default)
