@@ -34,6 +34,13 @@ Reply classes (`CLASSES`), each built around a candidate answer (the gold or a w
     "near"       (EXTRA_CLASSES, asked for by name) a number just inside or outside every tolerance an
                  original may use around a numeric answer (1e-9 ... 5%, above and below, relative
                  and absolute), in several spellings ("1.2500001", "+1.25", "1.25e0", "1.25%")
+    "framework"  (not drawn by default: `FRAMEWORK_CLASSES` adds it) pieces of what the framework
+                 scorers key on — the answer letter in forty forms (VLMEvalKit's "answer is" /
+                 "Answer:", the DCVLR fork's "Final Answer:" / "**Output: X**" / <answer> / \boxed{},
+                 lmms-eval's "(X)", "X ", "X."), VLMEvalKit's refusal literals and "Failed to obtain
+                 answer via API", option texts, MMMU's key phrases and numbers, yes/no look-alikes,
+                 math LaTeX, the caller's triggers — with chain-of-thought sentences, punctuation
+                 at the edges, odd separators (\x1c, NBSP, U+2028) and a loop of one piece
 
 Odd golds (`gold(rng, shape, options)`; `ODD_LIST_GOLDS` for list-gold datasets): list literals ("['STOP', 'stop']"), quoted strings
 ("'STOP'"), numbers as text and as JSON numbers, "True" / "None" / JSON booleans and null, blank
@@ -48,6 +55,8 @@ API
     option_set(rng) -> dict | None             an option set (letter -> text), possibly odd
     lookalike(rng, text) -> str                text with look-alike characters swapped in
     TRIGGERS[shape]                            answer phrases an extractor of that shape is likely to key on
+    FRAMEWORK_TRIGGERS[shape], FRAMEWORK_CLASSES  the framework scorers' phrases (VLMEvalKit, lmms-eval, MMMU,
+                                               MMEvalPro, math) and CLASSES + ("framework",)
 
 `meta` is `callable(rng, record) -> dict`, for what one benchmark adds (a task, a category, a mode).
 Nothing here reads the clock, the environment or a global RNG: the same call gives the same records.
@@ -377,6 +386,106 @@ def near(rng: random.Random, answer: str) -> str:
         value += rng.choice([-1, 1]) * rng.choice(_NEAR_DELTAS)
     text = rng.choice([repr(round(value, 12)), f"{value:.10g}", f"{value:.6f}", f"{value:.3f}", f"{value:.1f}"])
     return rng.choice(["{}", "{}", "+{}", "{}%", "{}e0", "{} ", "{}0"]).format(text) if "e" not in text else text
+# ---------------------------------------------------------------------------------------- framework phrases
+FRAMEWORK_CLASSES = CLASSES + ("framework",)
+REFUSALS = ("Cannot determine the answer", "I'm sorry, but without the image provided", "I can't process this file.",
+            "Sorry, I can't help with images of people yet.", "Failed to obtain answer via API", "Z", "z",
+            "None of the above", "I cannot answer this question.", "As an AI, I can't see images.")
+FRAMEWORK_TRIGGERS = {  # what the framework scorers look for, by shape (a loop repeats them too)
+    "mcq": ("The answer is ", "The correct answer is **", "answer is ", "Answer: ", "Answer:", "ANSWER: (", "(A)", "(B) ",
+            "B ", "C.", " D ", "A. ", "Final Answer: ", "**Final Answer: ", "Final output: **", "### Final Output: ",
+            "**Output: ", "Output: ", "\\boxed{", "<answer>", "**", "Option ", "Cannot determine the answer",
+            "Failed to obtain answer via API", "Z"),
+    "yesno": ("Yes", "No", "yes", "no", "Yes.", "No,", "(yes)", "[no]", "y", "n", "know", "not", "nothing", "ayes",
+              "Unknown", "yes/no", "no-one", "true", "false"),
+    "number": ("The answer is ", "answer: ", "so ", "is ", "thus ", "therefore ", "final ", "result ", "could be ", "= ",
+               "1,234", "1e3", "50%", "-3", ".5", "{", "}", "<ans>", "</ans>", "rows ", "columns ", "(5, 4)"),
+    "text": ("The answer is ", "answer: ", "so ", "is ", "The text reads ", "'", "\"", "[", "]", "\n", "<ans>", "</ans>"),
+    "math": ("\\boxed{", "\\frac{", "So the final answer is ", "所以最终答案是", "$", "\\[boxed{", "\\text{", "\\pi",
+             "\\sqrt{", "\\in ", "\\pm", "=", "The answer is ", "<ans>"),
+}
+_COT = ("Let's think step by step.", "First, look at the figure carefully.", "Option A says {A}, which is wrong.",
+        "B might be right, but consider C.", "Therefore, ", "So the answer must be", "Wait, let me reconsider.",
+        "Hmm, (A) and (B) are both plausible.", "Comparing {B} and {C}: the second is better.",
+        "Looking at D. The graph shows a decrease.", "The key phrase is 'A cat'.", "DNA is the carrier. RNA is not.",
+        "Step 1: compute 12 × 3 = 36.", "Step 2: 36 / 4 = 9.", "It is not A, not B, not C.", "I think it's",
+        "The correct option is", "Neither A nor D fits.", "Fig. A. shows the answer.", "see C.elegans for details",
+        "x = 1,234 and y = 0.5", "In conclusion,", "To summarize, the answer is", "However, e.g. A) is tempting.")
+_TRICKS = {
+    "mcq": ("I think", "maybe", "a", "A", "an apple", "GPT-4A ", "DNA ", "Fig. B.", "the answer is a bit unclear",
+            "Answer is", "correct answer is: C", "not D", "A or B", "A and B", "A, B", "AB", "CD", "answer\x1cis B",
+            "answer is\u00a0C", "answer\tis D", "answer  is   **A**", "ANſWER: B", "\u212a", "Answer: E"),
+    "yesno": ("Yes\u200b", "Ｙｅｓ", "Yеs", "**Yes**", "The answer is yes.", "Answer: No", "yes.no", "Yes... no, actually.",
+              "no. yes.", "3.5", "1,2", "no;", "yes:", "\"yes\"", "'no'", "<yes>", "yes?", "Y.", "N.", "I don't know",
+              "Not sure", "yesterday", "Noah", "y e s", "yes_no", "yes-no"),
+    "number": ("42", "1234.0", "1,234.5", "−3", "3.1416", "1.0E+03", "50 %", "0", "0.0", "2,019", "1/2", "$5",
+               "5 dollars", "12 cm", "inf", "nan", "twelve", "1_000", "٣", "²", "3²", "= 12", "x=1, y=2", "is .",
+               "The value is approximately 3.14, so the answer is 3.", "Step 1: 6 × 7 = 42\nStep 2: so 42", "1 234",
+               "42.", "0.050", "5e-2", "100.00", "-0", "+5", "20 and 30", "from 10 to 20", "12.5%", "４２", "𝟒𝟐"),
+    "text": ("HELLO world", "hello\nworld", "Hello  World", "x ^ { 2 }", "X^{2}", "The sign says STOP.", "ＳＴＯＰ",
+             "İstanbul", "ISTANBUL", "straße", "STRASSE", "12 345", "N/A", "nan", "None", "hello\x1cworld",
+             "hello\u2028world", "ﬁne", "Pаris", "PARIS.", "The capital is Paris. So Paris", "new york city"),
+    "math": ("\\frac{1}{2}", "$x = 3$", "\\boxed{42}", "\\boxed{\\frac{1}{2}}", "\\boxed{x^2+1}", "\\boxed{\\text{A}}",
+             "So the final answer is \\frac{1}{2}", "So the final answer is $\\boxed{3}$", "所以最终答案是 3",
+             "\\\\[boxed{10.2}\\\\]", "\\[boxed{10.2}\\]", "E = mc^2 \\implies m = E/c^2", "x \\in [0, 1]", "1 \\pm 2", "(1, 2)", "[1, 2]",
+             "3.0", "4.2e1", "1_000", "٣", "inf", "nan", "9" * 50, "+7", "７", "0.5", "50\\%", "\\sqrt{2}", "2\\pi"),
+}
+
+
+def _letter_forms(rng: random.Random, letter: str, text: str) -> list[str]:
+    low = letter.lower()
+    alike = lookalike(rng, letter)
+    return [letter, f"({letter})", f"{letter}.", f"{letter})", f"[{letter}]", f"**{letter}**", f"*{letter}*", f"`{letter}`",
+            f"__{letter}__", f"{letter}:", f"{letter}. {text}", f"({letter}) {text}", f"**({letter})** {text}",
+            f"Option {letter}", f"option {low}", f"({low})", f"{low}.", low, f"The answer is {letter}",
+            f"The answer is {low}", f"the answer is ({letter})", f"The correct answer is **{letter}**.", f"Answer: {letter}",
+            f"answer: {low}", f"Answer:{letter}", f"ANSWER: ({letter})", f"Final Answer: {letter}",
+            f"**Final Answer: {letter}**", f"Final output: **{letter}**", f"### Final Output: {letter}",
+            f"**Output: {letter}**", f"Output: {letter}", f"\\boxed{{{letter}}}", f"\\boxed{{ {low} }}",
+            f"$\\boxed{{\\text{{{letter}}}}}$", f"<answer>{letter}</answer>", f"<answer> {low} </answer>",
+            f"<ANSWER>{letter}</ANSWER>", letter * 2, f"{letter}/{letter}", text, text.upper(), f"{text}.", f'"{text}"',
+            f"'{letter}'", f"<{letter}>", f"{{{letter}}}", f"#{letter}", f"{letter}!", f"{letter}?", f"{letter};",
+            f"{letter},", f"- {letter}", f"> {letter}", f"| {letter} |", alike, f"({alike})", f"The answer is {alike}"]
+
+
+def _framework(rng: random.Random, a: str, shape: str, options: dict | None, wrong: list[str], triggers: tuple,
+               max_loop: int) -> str:
+    texts = {k: str(v) for k, v in (options or {}).items()}
+    fill = {k: texts.get(k, k) for k in "ABCD"}
+    lettered = bool(options) or shape == "mcq"
+    pieces = []
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.random()
+        if kind < 0.4:
+            if lettered:
+                letter = rng.choice([a] + wrong + ["E", "Z", "A"]) if rng.random() < 0.8 else a
+                pieces.append(rng.choice(_letter_forms(rng, letter, texts.get(letter, ""))))
+            else:
+                pieces.append(rng.choice([a, f"The answer is {a}.", f"so {a}", f"**{a}**", a.upper(), f"{a}.",
+                                          rng.choice(wrong), lookalike(rng, a)]))
+        elif kind < 0.55:
+            pieces.append(" ".join(rng.choice(_COT).format(**fill) for _ in range(rng.randint(1, 12))))
+        elif kind < 0.62:
+            pieces.append(rng.choice(REFUSALS))
+        elif kind < 0.7:
+            unit = rng.choice(list(triggers) + list(FRAMEWORK_TRIGGERS[shape]) + [a, a + " ", " ", "\n", "A A "])
+            unit += rng.choice(["", " ", "\n", "\x1c", "\u00a0", "\t", "\r\n"])
+            size = rng.choice([3, 20, 200, 2_000, max_loop])
+            body = (unit * (size // max(1, len(unit)) + 1))[:size]
+            pieces.append(body[: rng.randint(max(0, len(body) - 10), len(body))])
+        elif kind < 0.78:
+            pieces.append(rng.choice(list(texts.values()) or list(triggers) or [a]))
+        elif kind < 0.84:
+            pieces.append(rng.choice(["", " ", "\n", ".", ",", "!?", "'", ":", "...", "。", "—", "(", ")"]))
+        elif kind < 0.92 and triggers:
+            pieces.append(rng.choice(triggers))
+        else:
+            pieces.append(rng.choice(_TRICKS[shape] + (_TRICKS["mcq"] if lettered and shape != "mcq" else ())))
+    out = rng.choice([" ", "  ", "\n", "\n\n", "\t", "\u00a0", "\u2003", "\u3000", "\u2028", "\x1c", "\x1f",
+                      "\r\n", "\u200b", ""]).join(pieces)
+    if rng.random() < 0.15:  # punctuation at the edges (lmms-eval strips , . ! ? ; : ' one at a time)
+        out = rng.choice(["", " ", "\n", "'", ".", ",", "!"]) + out + rng.choice(["", " ", "\n", ".", ",.", ".,", "'", "!", "?"])
+    return out[:max_loop]
 
 
 def reply(rng: random.Random, cls: str, shape: str, answer: str, *, options: dict | None = None,
@@ -414,7 +523,12 @@ def reply(rng: random.Random, cls: str, shape: str, answer: str, *, options: dic
         return _plain(rng, answer, shape)
     if cls == "near":
         return _plain(rng, near(rng, answer), shape)
-    raise ValueError(f"unknown reply class {cls!r}; known: {', '.join(CLASSES + EXTRA_CLASSES)}")
+    if cls == "framework":
+        return _framework(rng, answer, shape, options, wrong, tuple(triggers), max_loop)
+    raise ValueError(f"unknown reply class {cls!r}; known: {', '.join(CLASSES + EXTRA_CLASSES + ('framework',))}")
+    if cls == "framework":
+        return _framework(rng, answer, shape, options, wrong, tuple(triggers), max_loop)
+    raise ValueError(f"unknown reply class {cls!r}; known: {', '.join(CLASSES)}")
 
 
 def records(shape: str, n: int, seed: int = 0, *, triggers: tuple = (), classes: tuple = CLASSES,

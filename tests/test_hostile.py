@@ -74,3 +74,18 @@ def test_near_replies_sit_around_the_tolerances():
     assert hostile.near(rng, "STOP") == "STOP"
     rs = list(hostile.records("number", 30, classes=("near",)))
     assert all(r["id"].endswith("/near") for r in rs)
+def test_framework_class_brings_the_framework_scorers_phrases():
+    """FRAMEWORK_CLASSES adds "framework" replies (tests/fidelity/frameworks) without changing what the
+    default classes draw."""
+    kw = dict(classes=hostile.FRAMEWORK_CLASSES, triggers=hostile.FRAMEWORK_TRIGGERS["mcq"])
+    rs = list(hostile.records("mcq", 2200, seed=1, **kw))
+    assert rs == list(hostile.records("mcq", 2200, seed=1, **kw))
+    assert {r["id"].rsplit("/", 1)[1] for r in rs} == set(hostile.FRAMEWORK_CLASSES)
+    assert hostile.CLASSES == hostile.FRAMEWORK_CLASSES[:-1] and "framework" not in hostile.CLASSES
+    text = "".join(r["response"] for r in rs if r["id"].endswith("/framework"))
+    for needle in ["Cannot determine the answer", "Failed to obtain answer via API", "**Output: ", "Final Answer: ",
+                   "The correct answer is **", "<answer>", "\\boxed{", "answer\x1cis", "(A)", "\u2028", "ANſWER"]:
+        assert needle in text, needle
+    for shape in hostile.SHAPES:
+        out = [hostile.reply(random.Random(i), "framework", shape, "3") for i in range(60)]
+        assert all(isinstance(x, str) and len(x) <= 65536 for x in out)

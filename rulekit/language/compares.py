@@ -138,6 +138,7 @@ class RelaxedOptions(Word):
     gold_list_literal: bool = False
     remove: str = ""
     zero_gold: Literal["text", "near-zero"] = "text"
+    empty_list: Literal["wrong", "error"] = "wrong"
 
 
 class Relaxed(Word):
@@ -152,7 +153,8 @@ class Relaxed(Word):
     ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list. `remove: ",$"` strips
     both texts and deletes those characters before reading them as numbers (and compares the stripped
     texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
-    Atropos' ChartQA)."""
+    Atropos' ChartQA). `empty-list: error` makes an empty gold list ("[]") an `error`, as VLMEvalKit's
+    hit_calculate raises on it (`np.max` of no match); the default scores it wrong."""
 
     relaxed: RelaxedOptions = RelaxedOptions.model_construct()
 
@@ -171,6 +173,8 @@ class AnlsOptions(Word):
     drop: str | None = None
     empty_prediction: Literal["compare", "zero"] = "compare"
     correct_from: float = Field(default=1.0, ge=0.0, le=1.0)
+    list_item: Literal["text", "error"] = "text"
+    empty_list: Literal["wrong", "error"] = "wrong"
 
     @field_validator("drop")
     @classmethod
@@ -198,7 +202,11 @@ class Anls(Word):
     whitespace is collapsed (Atropos: `(?py)[^\\w\\s]`, every punctuation character);
     `empty-prediction: zero` scores 0 a prediction that normalizes to nothing (even against an empty
     gold); `correct-from: 0.5` makes a record correct when s reaches 0.5 (Atropos' DocVQA
-    "accuracy"), not only at 1."""
+    "accuracy"), not only at 1. `list-item: error` makes a list gold (a JSON list, or a list literal
+    read by `gold-list-literal`) holding an item that is not text — `[1, 2]` — an `error`, as
+    VLMEvalKit's `anls_compute` raises on it (`groundtruth.strip()`, AttributeError); the default
+    `text` reads such an item as its text. `empty-list: error` makes an empty gold list ("[]") an
+    `error` (VLMEvalKit's hit_calculate: `np.min` of no match raises); the default scores it wrong."""
 
     anls: AnlsOptions = AnlsOptions.model_construct()
 
@@ -271,6 +279,7 @@ class ContainsOptions(Word):
     either_way: bool = False
     within_gold: bool = False
     gold_list_literal: bool = False
+    gold_eval: bool = False
 
     @model_validator(mode="after")
     def _one_direction(self) -> "ContainsOptions":
@@ -289,7 +298,14 @@ class Contains(CompiledOnUse, Word):
     prediction inside the gold (VLMEvalKit's DynaMath: `short_answer.lower() in answer.lower()`).
     `gold-list-literal: true` reads a gold
     string holding a Python list literal ("['Hello', 'hello!']", VLMEvalKit's OCRBench TSV) as that
-    list of golds (never eval'd)."""
+    list of golds (never eval'd). `gold-eval: true` reads the gold as VLMEvalKit's OCRBench does,
+    `answers = eval(answer)` walked by index (read here as literal arithmetic, never run): a list or
+    tuple gives its items, in order, until one is found; a text gives its CHARACTERS ("'STOP'" is
+    S, T, O, P); an empty container gives nothing (wrong). Where the original raises, the record is an
+    `error`: a gold that is not a literal (a name, a call), one without a length (a number, True,
+    None), a set or mapping it cannot index, and an item that is not text once the walk reaches it
+    (`.lower()` of a number). A JSON list gold is walked the same way, a JSON number or null read
+    from its text."""
 
     contains: ContainsOptions = ContainsOptions.model_construct()
 
@@ -297,21 +313,52 @@ class Contains(CompiledOnUse, Word):
         """The prepare ops compiled once (errors located in the ruleset file)."""
         o = self.contains
         return CompiledContains(compile_word_prepare(o.prepare, node, "contains"), o.either_way, o.gold_list_literal,
-                                o.within_gold)
+                                o.within_gold, o.gold_eval)
 
 
 class CompiledContains:
     """A `contains` compare with its prepare ops compiled."""
 
-    __slots__ = ("prepare", "either_way", "list_literal", "within_gold")
+    __slots__ = ("prepare", "either_way", "list_literal", "within_gold", "gold_eval")
 
-    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False, within_gold: bool = False):
+    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False, within_gold: bool = False,
+                 gold_eval: bool = False):
         self.prepare = prepare or (lambda text: text)
         self.either_way, self.list_literal, self.within_gold = either_way, list_literal, within_gold
+        self.gold_eval = gold_eval
+
+    def _walked(self, pred: Any, gold: Any) -> tuple:
+        """`gold-eval`: OCRBench's `answers = eval(answer)` walked by index against one prediction."""
+        from rulekit.core.pyliteral import Unreadable, read_literal
+
+        if not isinstance(gold, list):
+            try:
+                gold = read_literal(gold if isinstance(gold, str) else str(gold))
+            except Unreadable:
+                return None, 0.0, f"compare `contains`: the gold {_short(gold)} is not a Python literal (eval raises)"
+        if isinstance(gold, str):
+            items: Any = list(gold)
+        elif isinstance(gold, (list, tuple)):
+            items = gold
+        elif isinstance(gold, (set, frozenset, dict, bytes)) and not gold:
+            items = []
+        elif isinstance(gold, bytes):
+            items = list(gold)
+        else:
+            return None, 0.0, f"compare `contains`: the gold reads as {_short(gold)}, which cannot be walked by index"
+        text = self.prepare(str(pred))
+        for item in items:
+            if not isinstance(item, str):
+                return None, 0.0, f"compare `contains`: the gold holds {_short(item)}, which is not text"
+            if self.prepare(item) in text:
+                return True, 1.0, None
+        return False, 0.0, None
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """Some prepared gold inside the prepared prediction (any of a list prediction); with
         `either-way`, or the prediction inside it."""
+        if self.gold_eval:
+            return self._walked(pred[0] if isinstance(pred, list) and pred else pred, record.answer)
         golds = [self.prepare(str(g)) for g in _golds(record.answer, self.list_literal)]
         for p in (pred if isinstance(pred, list) else [pred]):
             text = self.prepare(str(p))
@@ -1005,6 +1052,11 @@ def _short(value: Any) -> str:
 
 
 # ---------------------------------------------------------------- typed compares
+def _short(value: Any, n: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def _golds(gold: Any, list_literal: bool = False) -> list:
     if list_literal and isinstance(gold, str):
         gold = _list_literal(gold)
@@ -1032,10 +1084,18 @@ def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | N
     """Best (score, correct) over every prediction × gold pair; the first problem stops the record."""
     preds = pred if isinstance(pred, list) else [pred]
     options = getattr(kind, "relaxed", None) or getattr(kind, "anls", None)
-    golds = _golds(gold, bool(getattr(options, "gold_list_literal", False)))
+    if getattr(options, "gold_list_literal", False) and isinstance(gold, str):
+        gold = _list_literal(gold)
+    golds = _golds(gold)
     if not golds:
+        if getattr(options, "empty_list", "wrong") == "error" and isinstance(gold, list):
+            return None, 0.0, "the gold is an empty list (VLMEvalKit's hit_calculate raises on it)"
         return False, 0.0, None
     if isinstance(kind, Anls):
+        if kind.anls.list_item == "error" and isinstance(gold, list):
+            bad = next((g for g in golds if not isinstance(g, str)), None)
+            if bad is not None:
+                return None, 0.0, f"compare `anls`: the gold list holds {bad!r}, which is not text"
         best = max(_anls(p, golds, kind.anls) for p in preds)
         return best >= kind.anls.correct_from if kind.anls.correct_from < 1.0 else best == 1.0, best, None
     best = 0.0

@@ -238,13 +238,15 @@ class EquivalentSpec(Word):
     precision: PrecisionSpec = PrecisionSpec.model_construct()
     otherwise: Otherwise = "wrong"
     timeout: float = 5.0
+    identical_first: bool = True
 
 
 class Equivalent(Word):
     """`equivalent: {prepare: [...], tests: [...]}` — math-answer equivalence, configured as data. Both the
     prediction and each gold (see `gold`) go through `prepare` (an op that fails, e.g. an unbalanced
     `\\boxed{` with `unbalanced: fail`, makes that answer unequal to everything); identical texts are
-    equal; otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
+    equal (`identical-first: false`: not before the tests — VLMEvalKit's physics is_equiv parses even
+    two equal texts, and asks its judge when SymPy cannot read them); otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
     `numeric`, `sympy`, `interval`, `equation`, `judge-if-contains` — and is equal as soon as one says
     so. `arguments: prediction-first` passes the prediction as the FIRST argument of every test
     (OlympiadBench's swapped call; it decides which side `numeric` scales and whose `precision` list
@@ -273,7 +275,7 @@ class ArithmeticOptions(Word):
 
     within: Optional[float] = Field(default=None, gt=0)
     prepare: list[_P.PrepareOp] = []
-    names: dict[str, Literal["gold"]] = {}
+    names: dict[str, Literal["gold", "prediction"]] = {}
     read: Literal["python", "latex2sympy"] = "python"
     difference: Literal["float", "abs"] = "float"
     timeout: float = Field(default=30.0, gt=0)
@@ -293,6 +295,11 @@ class Arithmetic(Word):
     PREDICTION name the gold's value: MATH-Vision's is_equal runs `b = eval(prediction)` right after
     `a = eval(gold)`, inside the function whose locals `eval` sees, so the prediction "a" (the
     letter A, lowercased) reads as the gold itself and is right whenever the gold is a number.
+    With `read: latex2sympy` the names are bound before either printed form is read, as in is_equal's
+    `a = latex2sympy(gold); b = latex2sympy(prediction)` then `eval(str(a))`, `eval(str(b))`:
+    `names: {a: gold, b: prediction}` reads a name in EITHER text as that side's parse — its value when
+    it prints as literal arithmetic, else a symbol equal only to a symbol printed the same — so the
+    gold "\\text{B}" and the prediction "B" (both print `b`, both read the prediction's parse) are equal.
     `difference: abs` compares with `within` as `abs(a - b) < T` on the values themselves (VLMEvalKit's
     is_equal: numbers only — a string is never equal —, complex numbers by their modulus) instead of
     `float()` of each. `read: latex2sympy` reads each text (after `prepare`) the way
@@ -308,7 +315,7 @@ class Arithmetic(Word):
     def compile(self, node: Any = None) -> "CompiledArithmetic":
         """The prepare ops compiled once (errors located in the ruleset file)."""
         o = self.arithmetic
-        return CompiledArithmetic(o.within, tuple(o.names), compile_word_prepare(o.prepare, node, "arithmetic"),
+        return CompiledArithmetic(o.within, dict(o.names), compile_word_prepare(o.prepare, node, "arithmetic"),
                                   o.read, o.difference, o.timeout)
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
@@ -319,11 +326,14 @@ class Arithmetic(Word):
 class CompiledArithmetic:
     """An `arithmetic` compare with its prepare ops compiled."""
 
-    __slots__ = ("within", "gold_names", "prepare", "parse", "difference", "timeout")
+    __slots__ = ("within", "gold_names", "prediction_names", "prepare", "parse", "difference", "timeout")
 
-    def __init__(self, within: float | None, gold_names: tuple, prepare: Any, parse: str = "python",
+    def __init__(self, within: float | None, names: Any, prepare: Any, parse: str = "python",
                  difference: str = "float", timeout: float = 30.0):
-        self.within, self.gold_names, self.prepare = within, gold_names, prepare or (lambda text: text)
+        names = names if isinstance(names, dict) else dict.fromkeys(names, "gold")
+        self.gold_names = tuple(k for k, side in names.items() if side == "gold")
+        self.prediction_names = tuple(k for k, side in names.items() if side == "prediction")
+        self.within, self.prepare = within, prepare or (lambda text: text)
         self.parse, self.difference, self.timeout = parse, difference, timeout
 
     def _read(self, text: Any, names: dict | None = None) -> Any:
@@ -367,8 +377,43 @@ class CompiledArithmetic:
         except symbolic.MathError as exc:
             return None, 0.0, MathFailure(f"arithmetic: {exc}")
 
+    def _printed(self, text: Any) -> Any:
+        """The text after `prepare`, printed by the `read` parser (None when it cannot parse it)."""
+        from rulekit.core import symbolic
+
+        text = self.prepare(text if isinstance(text, str) else str(text))
+        try:
+            return symbolic.printed(text, self.parse, self.timeout)
+        except symbolic.RequestFailed:
+            return None
+
+    def _both_named(self, pred: Any, golds: list) -> tuple:
+        """`read: latex2sympy` with a name for each side: both printed forms read with the names bound to
+        the two parses (a parse that is not literal arithmetic is a symbol named by its printed form)."""
+        printed_pred = self._printed(pred)
+        if printed_pred is None:
+            return False, 0.0, None
+        for g in golds:
+            printed_gold = self._printed(g)
+            if printed_gold is None:
+                continue
+            names = {}
+            for name in self.gold_names:
+                names[name] = _parse_value(printed_gold)
+            for name in self.prediction_names:
+                names[name] = _parse_value(printed_pred)
+            try:
+                value, target = read_literal(printed_pred, names), read_literal(printed_gold, names)
+            except Unreadable:
+                continue
+            if self._same(value, target):
+                return True, 1.0, None
+        return False, 0.0, None
+
     def _verdict(self, pred: Any, record: Record) -> tuple:
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
+        if self.prediction_names and self.parse != "python":
+            return self._both_named(pred, golds)
         value = None if self.gold_names else self._read(pred)
         if value is _UNREAD:
             return False, 0.0, None
@@ -386,6 +431,35 @@ class CompiledArithmetic:
 
 
 _UNREAD = object()
+
+
+class _Symbol:
+    """A parse that is not literal arithmetic (a SymPy symbol or expression), known by its printed form: the
+    difference of two that print the same is 0, any other arithmetic on it is refused (TypeError), as
+    `abs(expr) < 1e-6` on a symbolic SymPy value is for `if`."""
+
+    __slots__ = ("printed",)
+
+    def __init__(self, printed: str):
+        self.printed = printed
+
+    def __sub__(self, other: Any) -> int:
+        if isinstance(other, _Symbol) and other.printed == self.printed:
+            return 0
+        raise TypeError("symbolic")
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Symbol) and other.printed == self.printed
+
+    def __hash__(self) -> int:
+        return hash(self.printed)
+
+
+def _parse_value(printed: str) -> Any:
+    try:
+        return read_literal(printed)
+    except Unreadable:
+        return _Symbol(printed)
 
 COMPARE_MODELS = {"int-equal": IntEqual, "float-equal": FloatEqual, "equivalent": Equivalent, "arithmetic": Arithmetic}
 
@@ -768,7 +842,7 @@ def _item(c: CompiledEquivalent, x: str, y: str, precision: float) -> str:
 def _pair(c: CompiledEquivalent, pred: str, gold: str, precision: list[float]) -> str:
     """Prepared prediction vs prepared gold: EQUAL, JUDGE, or not equal (NEXT/STOP)."""
     x, y = (pred, gold) if c.spec.arguments == "prediction-first" else (gold, pred)
-    if x == y:
+    if x == y and c.spec.identical_first:
         return EQUAL
     if c.split is None:
         return _item(c, x, y, precision[0] if precision else c.spec.precision.default)
