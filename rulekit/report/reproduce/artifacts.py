@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rulekit.core.errors import UsageError
 from rulekit.report.reproduce.files import TREES, walk
-from rulekit.report.reproduce.found import Artifact
+from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.lmms_eval import lmms_eval_runs
 from rulekit.report.reproduce.mmevalpro import mmevalpro_pairs
 from rulekit.report.reproduce.vlmevalkit import (INTERMEDIATE_SUFFIXES, PREDICTION_SUFFIXES, REPORT_SUFFIXES,
@@ -17,19 +17,29 @@ from rulekit.report.reproduce.vlmevalkit import (INTERMEDIATE_SUFFIXES, PREDICTI
 LAYOUTS = (vlmevalkit_reports, lmms_eval_runs, mmevalpro_pairs)
 
 
-def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
+def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[Note]]:
     """The artifacts under `paths` (work dirs or files), and notes on what was found but cannot be
-    reproduced (a prediction file without a report, a report without its prediction file)."""
+    reproduced (a report that cannot be read or has no prediction file, a prediction file without a
+    report). A note is kept only for a file no layout took: MMEvalPro's `demo_score.json` is not
+    VLMEvalKit's report without a prediction file. A path that does not exist is a usage error (E401);
+    a tree deeper than the `dir-depth` limit is a note, and the other paths go on."""
+    from rulekit.core.errors import RulekitError
+
     files: list[Path] = []
-    notes: list[str] = []
+    notes: list[Note] = []
     roots: dict[Path, Path] = {}  # each file found → the tree it was found in (a file given: its folder)
     for p in paths:
-        path = Path(p)
-        if not path.exists():
+        if not Path(p).exists():
             raise UsageError(f"no such file or directory: {p}", code="E401")
+    for p in paths:
+        path = Path(p)
         if path.is_dir():
-            found, outside = walk(path)
-            notes += outside
+            try:
+                found, outside = walk(path)
+            except RulekitError as exc:  # E302: nested deeper than the limit
+                notes.append(error_note(path, exc, "not walked"))
+                continue
+            notes += [Note(str(link), text) for link, text in outside]
         else:
             found = [path]
         for f in found:
@@ -39,19 +49,28 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
     artifacts, used = [], set()
     TREES.clear()
     TREES.update(roots)
-    for finder in LAYOUTS:  # each yields (artifact, None) or (None, note)
+    pending: list[tuple[int, Note]] = []
+    taken: dict[Path, int] = {}  # each file a layout took → that layout
+    for layout, finder in enumerate(LAYOUTS):  # each yields (artifact, None) or (None, note)
         for art, note in finder([f for f in files if f not in used]):
             if art is not None:
                 artifacts.append(art)
-                used |= {art.predictions, art.report} | ({art.result_sheet} if art.result_sheet else set())
+                for f in (art.predictions, art.report, art.result_sheet):
+                    if f is not None:
+                        used.add(f)
+                        taken.setdefault(f, layout)
             else:
-                notes.append(note)
+                pending.append((layout, note))
+    # a layout's note on a file another layout took is moot (MMEvalPro's demo_score.json is not a
+    # VLMEvalKit report without its prediction file)
+    notes += [n for layout, n in pending if taken.get(Path(n.file), layout) == layout]
     for f in files:
         if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith(INTERMEDIATE_SUFFIXES) \
                 and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
-            notes.append(f"{f}: no published number next to it (no {f.stem}_acc.csv); nothing to reproduce")
+            notes.append(Note(str(f), f"no published number next to it (no {f.stem}_acc.csv); nothing to reproduce"))
     runs = {f.parent for f in files if f.name.endswith("results.json")}
     for f in files:
         if "_samples_" in f.name and f.name.endswith((".jsonl", ".jsonl.gz")) and f.parent not in runs:
-            notes.append(f"{f}: an lmms-eval samples log without its run's results.json next to it; nothing to reproduce")
+            notes.append(Note(str(f), "an lmms-eval samples log without its run's results.json next to it; "
+                                      "nothing to reproduce"))
     return artifacts, notes

@@ -11,9 +11,9 @@ from typing import Any
 TREES: dict[Path, Path] = {}  # find_artifacts' files → the tree each was found in
 
 
-def walk(root: Path) -> tuple[list[Path], list[str]]:
+def walk(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     """The regular files under the directory `root` (walked with a stack, E302 past `dir-depth` levels), and a
-    note for each symbolic link that leads out of it (never read: a work dir is untrusted, and its link to
+    note (path, text) for each symbolic link that leads out of it (never read: a work dir is untrusted, and its link to
     `~/.ssh/id_rsa` named `x_MMStar_acc.csv` must not have its content quoted in an error). Links to
     directories are not followed; a link to a file inside the tree is read like the file."""
     from rulekit.core.limits import walk_files
@@ -23,8 +23,8 @@ def walk(root: Path) -> tuple[list[Path], list[str]]:
     for name in sorted(walk_files(str(root), links=True)):
         path = Path(name)
         if path.is_symlink() and not within(path, top):
-            notes.append(f"{path}: a symbolic link to {'a folder' if path.is_dir() else 'a file'} outside "
-                         f"{root}; not read")
+            notes.append((path, f"a symbolic link to {'a folder' if path.is_dir() else 'a file'} outside "
+                                f"{root}; not read"))
         elif path.is_file():
             files.append(path)
     return files, notes

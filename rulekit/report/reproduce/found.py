@@ -5,8 +5,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rulekit.report.reproduce.names import Dataset
 from rulekit.report.reproduce.published import Published
 from rulekit.report.reproduce.registry import Family
+
+@dataclass(frozen=True)
+class Note:
+    """Something said about a file that `reproduce` found: `missed` when the file holds published numbers
+    that were not given back (a report that cannot be read, or has no prediction file beside it) — the
+    command then exits 1 — else for information (a prediction file with no report). `where` is its
+    location when it is more than the file (`path:line`)."""
+
+    file: str
+    text: str
+    missed: bool = False
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.where or self.file}: {self.text}"
+
+
+def error_note(file, exc: Exception, what: str = "not reproduced") -> Note:
+    """A missed-file note for an error met while reading or scoring `file`: a rulekit error as it renders
+    (located, with its code; no source excerpt), another exception named by its type (a bug in rulekit:
+    the other files are still reproduced)."""
+    from rulekit.core.errors import RulekitError
+
+    if isinstance(exc, RulekitError):
+        return Note(str(file), f"error[{exc.code}]: {exc.message}" + (f" ({exc.help})" if exc.help else "")
+                    + f"; {what}", True, str(exc.loc) if exc.loc else "")
+    return Note(str(file), f"rulekit failed on this file ({type(exc).__name__}: {exc}); {what} (a bug in "
+                           "rulekit: please report it)", True)
+
 
 HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's leaderboard shows, per file
 
@@ -32,6 +62,7 @@ class Artifact:
     numbers: list[Published]
     result_sheet: Path | None = None
     aggregations: dict[str, str] = field(default_factory=dict)  # lmms-eval: metric -> its aggregation
+    dataset: Dataset | None = None  # VLMEvalKit: the dataset as the file names it (a variant, its class)
 
 
 @dataclass

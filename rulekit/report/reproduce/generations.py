@@ -6,16 +6,17 @@ from dataclasses import dataclass
 
 from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.files import kept_records
-from rulekit.report.reproduce.found import Artifact, Row
+from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_headline
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
-from rulekit.report.reproduce.registry import Family, registry
+from rulekit.report.reproduce.registry import Family
 from rulekit.report.reproduce.replay import replayed
 from rulekit.report.reproduce.sheets import (circular_judge_replies, judge_sheet_replies, sheet_differences,
                                              sheet_judge_replies)
 from rulekit.report.reproduce.vlmevalkit import SCORE_SUFFIXES
+
 
 @dataclass
 class Scored:
@@ -23,7 +24,7 @@ class Scored:
     correct per record) each, and what the framework's result sheet says its rules left unmatched."""
 
     art: Artifact
-    family: Family
+    family: Family | None
     candidates: list[tuple]
     notes: list[str]
     unmatched: set[str] | None
@@ -53,6 +54,14 @@ class Scored:
         return [generation(c[0].ruleset) for c in complete if self.distance(c) == low]
 
 
+def not_supported(art: Artifact) -> str:
+    """The note of a dataset no family scores: `not supported: <dataset> (<class>)`."""
+    if art.dataset is not None:
+        return f"not supported: {art.dataset.described()}: no ruleset reproduces it (rulekit/data/benchmarks.yaml)"
+    return (f"not supported: {art.benchmark} (unknown dataset: no name in VLMEvalKit's dataset lists of any era, "
+            "nor in rulekit/data/benchmarks.yaml, ends this file name)")
+
+
 def generation(ruleset: str) -> str:
     """The rules generation of a ruleset name: `vlmevalkit@v1+judge` → `vlmevalkit@v1`."""
     return ruleset.removesuffix("+judge")
@@ -66,10 +75,14 @@ def score_artifact(art: Artifact) -> Scored:
 
     notes = []
     family = art.family
-    if family is None:
-        family = next(f for f in registry() if f.framework == art.framework and f.name == "multiple-choice")
-        notes.append(f"benchmark `{art.benchmark}` is not in rulekit/data/benchmarks.yaml; tried the "
-                     f"{family.name} family")
+    if family is None:  # never scored with another dataset's rules
+        return Scored(art, None, [], [not_supported(art)], None, False)
+    if art.dataset is not None and art.dataset.variant:
+        notes.append(f"`{art.dataset.name}` is `{art.dataset.base}` with a suffix VLMEvalKit never wrote itself (a "
+                     f"fork's variant, or one part of it): scored with {art.dataset.base}'s rules")
+    elif art.dataset is not None and art.dataset.name.lower() not in (d.lower() for d in family.datasets):
+        notes.append(f"`{art.dataset.name}` is served by VLMEvalKit's {art.dataset.cls}, which runs "
+                     f"{art.dataset.evaluates}'s evaluate: scored with the {family.name} family")
     # a generation that is also among the judged ones asks a judge about every row (LogicVista, MMVet):
     # it runs only with the sheet's replies replayed
     rulesets = [load_ruleset(name) for name in family.rulesets if name not in family.judged]
@@ -163,8 +176,8 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     complete = [s for s in scored if all(s[2].values())]
     whole = (min(complete, key=lambda s: (sheet_distance(s), rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
-    overall = next((s for s in scored if any(k.endswith("\0Overall") for k in s[2])
-                    and all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
+    heads = _headline_keys(art)
+    overall = next((s for s in scored if heads and all(s[2][k] for k in heads)), None)
     chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
     result, ours, agree, correct = chosen
     also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
@@ -181,11 +194,14 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                      if off == 0 else f"its rules and {art.result_sheet.name} disagree on which rows the rules "
                                       f"matched: {off} rows")
     if whole is None:
+        missed = sum(1 for v in agree.values() if not v)
         if overall is not None:
-            notes.append("Overall reproduced; some category numbers are not (see their rows)")
-        else:
-            tried = ", ".join(f"{s[0].ruleset} {_fmt(_overall(s[1]), percent)}" for s in scored)
-            notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried: {tried})")
+            notes.append(f"{_label(art, heads)} reproduced; {missed} other numbers are not (see their rows)")
+        else:  # each generation's figure for the headline number, as the table shows it
+            head = heads[0] if heads else next(iter(agree))
+            tried = ", ".join(f"{s[0].ruleset} {_shown(s[1], art, head, percent)}" for s in scored)
+            notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried, {_label(art, [head])}: "
+                         f"{tried})")
     differences: list[dict] = []
     if whole is None and art.result_sheet is not None:
         differences, sheet_overall = sheet_differences(art.result_sheet, result.records, result.decisions, correct)
@@ -214,8 +230,37 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     return rows
 
 
-def _overall(ours: dict) -> float | None:
-    return next((v for (split, metric), v in ours.items() if metric == "Overall"), None)
+def _headline_keys(art: Artifact) -> list[str]:
+    """The keys (split NUL metric) of the numbers a leaderboard shows for `art` (found.is_headline): VLMEvalKit's
+    Overall, MMEvalPro's Genuine Accuracy over the whole run (every source's when there is no whole run)."""
+    heads = [n for n in art.numbers if is_headline(_Named(art.framework, n.split, n.metric))]
+    whole = [n for n in heads if n.split in ("Micro_Average", "none")]
+    return [n.split + "\0" + n.metric for n in (whole if art.framework == "mmevalpro" and whole else heads)]
+
+
+@dataclass
+class _Named:
+    """What is_headline reads of a row."""
+
+    framework: str
+    split: str
+    metric: str
+
+
+def _label(art: Artifact, keys: list[str]) -> str:
+    """How a note names published numbers: `Overall`, or split/metric where the split says more."""
+    names = []
+    for key in keys:
+        split, metric = key.split("\0", 1)
+        names.append(metric.strip() if split in ("none", "") else f"{split.strip()}/{metric.strip()}")
+    return ", ".join(names) if names else "the numbers"
+
+
+def _shown(ours: dict, art: Artifact, key: str, percent: bool) -> str:
+    """Our figure for the published number `key`, on its scale and with the table's digits ("-": none)."""
+    split, metric = key.split("\0", 1)
+    value = ours.get((split, metric))
+    return "-" if value is None else f"{value * (100 if percent else 1):.6f}"
 
 
 def _distance(ours: dict, numbers: list[Published]) -> float:
@@ -226,24 +271,38 @@ def _distance(ours: dict, numbers: list[Published]) -> float:
     return total
 
 
-def _fmt(value: float | None, percent: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 100:.2f}" if percent else f"{value:.6f}"
-
-
-def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
+def reproduce(paths: list[str]) -> tuple[list[Row], list[Note]]:
     """Every published number under `paths`, reproduced or not, and notes on what was skipped.
 
     Files of one framework are taken as one run: where several generations give a file back, the
-    one that gives back the most files of that framework is named for all of them."""
+    one that gives back the most files of that framework is named for all of them. A file that cannot
+    be read or scored never ends the run: its numbers are rows with nothing reproduced and a note
+    saying why (the file, its line, the error)."""
     from collections import Counter
 
     artifacts, notes = find_artifacts(paths)
-    scored = [score_artifact(art) for art in artifacts]
+    scored = [_guarded(score_artifact, art) for art in artifacts]
     rows = []
     for sc in scored:
         votes = Counter(g for other in scored if other.art.framework == sc.art.framework for g in other.best())
         order = sorted(votes, key=lambda g: -votes[g])  # stable: ties keep the registry's order
-        rows += rows_of(sc, order)
+        try:
+            rows += rows_of(sc, order)
+        except Exception as exc:  # a result sheet that cannot be read while comparing: this file only
+            rows += rows_of(_failed(sc.art, exc))
     return rows, notes
+
+
+def _guarded(score, art: Artifact) -> Scored:
+    """`score(art)`, or (an error on the way: a prediction file that cannot be read, a bug) a Scored with
+    nothing run and the error as its note."""
+    try:
+        return score(art)
+    except Exception as exc:  # one file never ends the run (issue 30)
+        return _failed(art, exc)
+
+
+def _failed(art: Artifact, exc: Exception) -> Scored:
+    """A Scored whose numbers are all left unreproduced, for the error `exc`."""
+    note = error_note(art.predictions, exc)
+    return Scored(art, art.family, [], [str(note)], None, False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rulekit.report.reproduce.files import json_of
-from rulekit.report.reproduce.found import Artifact
+from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.numbers import figure, mean
 from rulekit.report.reproduce.published import Published
 from rulekit.report.reproduce.registry import Family, families_for
@@ -56,44 +56,54 @@ def _hf_cache_name(name: str) -> str | None:
 
 
 def lmms_eval_runs(files: list[Path]):
-    """(Artifact, None) per task of each lmms-eval results.json whose samples log is beside it, (None, note)
-    for a task that cannot be reproduced (no samples log, no task in the registry)."""
+    """(Artifact, None) per task of each lmms-eval results.json whose samples log is beside it, (None, Note)
+    for a task that cannot be reproduced (no samples log, no task in the registry) or a results.json that
+    cannot be read (the other files go on)."""
     for f in files:
         if not f.name.endswith("results.json"):
             continue
-        from rulekit.core.limits import limit
+        try:
+            found = list(_run_tasks(f, files))
+        except Exception as exc:  # one file that cannot be read never ends the run (issue 30)
+            found = [(None, error_note(f, exc))]
+        yield from found
 
-        data = json_of(f, limit=limit("report-bytes"), strict=True)
-        if not (isinstance(data, dict) and isinstance(data.get("results"), dict)
-                and ("configs" in data or "versions" in data or "n-samples" in data)):
+
+def _run_tasks(f: Path, files: list[Path]):
+    """What lmms_eval_runs yields for one results.json."""
+    from rulekit.core.limits import limit
+
+    data = json_of(f, limit=limit("report-bytes"), strict=True)
+    if not (isinstance(data, dict) and isinstance(data.get("results"), dict)
+            and ("configs" in data or "versions" in data or "n-samples" in data)):
+        return
+    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+    model = _model_label(str(data.get("model_name") or data.get("model_name_sanitized") or f.parent.name))
+    for task, values in sorted(data["results"].items()):
+        if not isinstance(values, dict):
             continue
-        configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
-        model = _model_label(str(data.get("model_name") or data.get("model_name_sanitized") or f.parent.name))
-        for task, values in sorted(data["results"].items()):
-            if not isinstance(values, dict):
-                continue
-            numbers = []
-            for key, value in values.items():
-                metric, comma, filt = key.partition(",")
-                if comma and type(value) in (int, float) and not metric.endswith(_STDERR):
-                    numbers.append(Published(filt, key, repr(value)))
-            if not numbers:
-                continue
-            samples = _lmms_samples(f, task, files)
-            if samples is None:
-                yield None, (f"{f}: task `{task}` has no samples log beside it ({f.name[:-len('results.json')]}"
-                             f"samples_{task}.jsonl; run lmms-eval with --log_samples); not reproduced")
-                continue
-            family = next((fm for fm in families_for(task) if fm.framework == "lmms-eval"), None)
-            if family is None:
-                yield None, (f"{samples}: lmms-eval task `{task}` is not in rulekit/data/benchmarks.yaml; "
-                             "not reproduced")
-                continue
-            config = configs.get(task)  # as lmms-eval writes it, {metric_list: [{metric, aggregation}, ...]}
-            metric_list = config.get("metric_list") if isinstance(config, dict) else None
-            aggregations = {str(m.get("metric")): str(m.get("aggregation"))
-                            for m in (metric_list if isinstance(metric_list, list) else []) if isinstance(m, dict)}
-            yield Artifact("lmms-eval", model, task, family, samples, f, numbers, aggregations=aggregations), None
+        numbers = []
+        for key, value in values.items():
+            metric, comma, filt = key.partition(",")
+            if comma and type(value) in (int, float) and not metric.endswith(_STDERR):
+                numbers.append(Published(filt, key, repr(value)))
+        if not numbers:
+            continue
+        samples = _lmms_samples(f, task, files)
+        if samples is None:
+            yield None, Note(str(f), f"task `{task}` has no samples log beside it ({f.name[:-len('results.json')]}"
+                                     f"samples_{task}.jsonl; run lmms-eval with --log_samples); not reproduced", True)
+            continue
+        family = next((fm for fm in families_for(task) if fm.framework == "lmms-eval"), None)
+        if family is None:
+            yield None, Note(str(samples), f"not supported: lmms-eval task `{task}` (no ruleset for it in "
+                                           "rulekit/data/benchmarks.yaml); not reproduced", True)
+            continue
+        config = configs.get(task)  # as lmms-eval writes it, {metric_list: [{metric, aggregation}, ...]}
+        metric_list = config.get("metric_list") if isinstance(config, dict) else None
+        aggregations = {str(m.get("metric")): str(m.get("aggregation"))
+                        for m in (metric_list if isinstance(metric_list, list) else []) if isinstance(m, dict)}
+        yield Artifact("lmms-eval", model, task, family, samples, f, numbers, aggregations=aggregations), None
 
 
 def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> tuple[dict, list[str]]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+
 @dataclass(frozen=True)
 class Family:
     """A way a framework scores a set of benchmarks: the rulesets to try, newest generation first."""
@@ -20,6 +21,10 @@ class Family:
     metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
     score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
     fields: tuple[tuple[str, str], ...] = ()  # how its prediction sheets' columns map to record fields (`--field`)
+    # VLMEvalKit classes whose datasets it scores without naming them: a dataset of VLMEvalKit's list
+    # (rulekit/data/vlmevalkit_datasets.tsv) whose class runs one of these classes' `evaluate`
+    classes: tuple[str, ...] = ()
+    spec: dict | None = field(default=None, compare=False, hash=False)  # the family's YAML entry, as written
 
 
 @functools.lru_cache(maxsize=1)
@@ -32,7 +37,8 @@ def registry() -> tuple[Family, ...]:
     raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
     return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
                         tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()),
-                        spec.get("score-file"), tuple((spec.get("fields") or {}).items()))
+                        spec.get("score-file"), tuple((spec.get("fields") or {}).items()),
+                        tuple(spec.get("classes", ())), spec)
                  for framework, families in raw.items() for name, spec in families.items())
 
 

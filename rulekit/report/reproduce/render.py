@@ -73,11 +73,15 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def exit_code(rows: list[Row]) -> int:
-    """0 when every published number was reproduced; 1 when one was not, or nothing was found."""
-    return 0 if rows and all(r.matched for r in rows) else 1
+def exit_code(rows: list[Row], notes: list = ()) -> int:
+    """0 when every published number was reproduced; 1 when one was not (a row not matched, or a report
+    file that could not be read or paired: a `missed` note), or nothing was found."""
+    missed = any(getattr(n, "missed", False) for n in notes)
+    return 0 if rows and all(r.matched for r in rows) and not missed else 1
 
 
-def as_json(rows: list[Row], notes: list[str]) -> dict[str, Any]:
-    """`{"results": [...], "notes": [...]}`."""
-    return {"results": [r.as_dict() for r in rows], "notes": notes}
+def as_json(rows: list[Row], notes: list) -> dict[str, Any]:
+    """`{"results": [...], "notes": [...], "missed": [...]}`: `missed` names each report file whose numbers
+    were not given back at all ({file, where, why}: it could not be read, or has no prediction file)."""
+    missed = [{"file": n.file, "where": n.where or n.file, "why": n.text} for n in notes if getattr(n, "missed", False)]
+    return {"results": [r.as_dict() for r in rows], "notes": [str(n) for n in notes], "missed": missed}

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from rulekit.core.errors import InputError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
-from rulekit.report.reproduce.found import Artifact
-from rulekit.report.reproduce.names import split_name
+from rulekit.report.reproduce.found import Artifact, Note, error_note
+from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
 from rulekit.report.reproduce.published import read_report
-from rulekit.report.reproduce.registry import Family, families_for
+from rulekit.report.reproduce.registry import Family
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score_fine.csv", "_score.json")
 # what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
@@ -23,32 +23,42 @@ INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # M
 
 def vlmevalkit_reports(files: list[Path]):
     """(Artifact, None) for each VLMEvalKit report among `files` with its prediction file (and the
-    evaluation's per-row sheet, when there is one), (None, note) for a report that cannot be reproduced
-    (no prediction file beside it, a score file no family maps)."""
+    evaluation's per-row sheet, when there is one), (None, Note) for a report that cannot be reproduced
+    (no prediction file beside it, a score file no family maps, a file that cannot be read: each says
+    why, and the other reports go on)."""
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         if suffix is None:
             continue
-        stem = report_stem = f.name[: -len(suffix)]
-        pred = _prediction_file(f, stem)
-        model, bench, family = _names(f, stem)
-        if pred is None or family is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
-            cut, judged = _judge_named(f, stem)
-            if judged is not None:
-                stem, pred = cut, judged
-                model, bench, family = _names(f, stem)
-        if pred is None:
-            yield None, f"{f}: no prediction file {stem}.xlsx or {stem}.tsv next to it; skipped"
-            continue
-        if suffix in SCORE_SUFFIXES and (family is None or not family.score_file):
-            yield None, (f"{f}: rulekit does not recompute VLMEvalKit's `{bench}` score file (no `score-file:` for "
-                         "it in rulekit/data/benchmarks.yaml); skipped")
-            continue
-        sheet = _result_sheet(stem, f.parent, files, report_stem,
-                              ((family.score_file or {}).get("judge-sheet") if family is not None else None))
-        layout = (family.score_file or {}) if family is not None else {}
-        report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
-        yield Artifact("vlmevalkit", model, bench, family, pred, f, report, sheet), None
+        try:
+            yield _report(f, suffix, files)
+        except Exception as exc:  # one file that cannot be read never ends the run (issue 30)
+            yield None, error_note(f, exc)
+
+
+def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, Note | None]:
+    """The artifact of the report `f`, or a note saying why there is none."""
+    stem = report_stem = f.name[: -len(suffix)]
+    pred = _prediction_file(f, stem)
+    model, dataset, family = _names(f, stem, variants=False)
+    if pred is None or dataset is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
+        cut, judged = _judge_named(f, stem)
+        if judged is not None:
+            stem, pred = cut, judged
+            model, dataset, family = _names(f, stem, variants=False)
+    if dataset is None:  # a known name with a suffix (a fork's variant, a per-part file), or unknown
+        model, dataset, family = _names(f, stem)
+    if pred is None:
+        return None, Note(str(f), f"no prediction file {stem}.xlsx or {stem}.tsv next to it; not reproduced", True)
+    bench = dataset.name if dataset is not None else stem[len(model) + 1:] if model else stem
+    if suffix in SCORE_SUFFIXES and family is not None and not family.score_file:
+        return None, Note(str(f), f"rulekit does not recompute VLMEvalKit's `{bench}` score file (no "
+                                  "`score-file:` for it in rulekit/data/benchmarks.yaml); not reproduced", True)
+    sheet = _result_sheet(stem, f.parent, files, report_stem,
+                          ((family.score_file or {}).get("judge-sheet") if family is not None else None))
+    layout = (family.score_file or {}) if family is not None else {}
+    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
+    return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset), None
 
 
 def _prediction_file(report: Path, stem: str) -> Path | None:
@@ -59,14 +69,14 @@ def _prediction_file(report: Path, stem: str) -> Path | None:
                  if report.with_name(stem + s).is_file() and within(report.with_name(stem + s), top)), None)
 
 
-def _names(report: Path, stem: str) -> tuple[str, str, Family | None]:
-    """(model, benchmark, family) of a prediction file's stem: `<model>_<dataset>`, the model being the
-    work dir's folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>)."""
-    model, bench, family = split_name(stem)
-    if report.parent.name and stem.startswith(report.parent.name + "_"):
-        model, bench = report.parent.name, stem[len(report.parent.name) + 1:]
-        family = family or next((fm for fm in families_for(bench) if fm.framework == "vlmevalkit"), None)
-    return model, bench, family
+def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset | None, Family | None]:
+    """(model, dataset, family) of a prediction file's stem `<model>_<dataset>`: the model is the work dir's
+    folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>, or
+    outputs/<model>/T<date>_G<hash>/...), else what comes before the longest known dataset name that ends the
+    stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
+    hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
+    model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
+    return model, dataset, family_of(dataset)
 
 
 def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
@@ -78,7 +88,7 @@ def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
         cut = cut.rsplit("_", 1)[0]
         pred = _prediction_file(report, cut)
         if pred is not None:
-            family = _names(report, cut)[2]
+            family = _names(report, cut, variants=False)[2]
             if family is not None and (family.score_file or {}).get("judge-named"):
                 return cut, pred
             break
