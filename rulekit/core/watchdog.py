@@ -24,7 +24,9 @@ class Watchdog:
 
     `deadline` is the monotonic time the running call must end by (+inf between calls); `armed`, whether
     the timer is set, and `expiry`, when it goes off; `thread`, the main thread's id (signal handlers
-    run there only)."""
+    run there only). Only that thread arms, re-arms or disarms the timer (`timed`, `rest`); other
+    threads keep the per-call `timeout`, and their records' budgets are their own
+    (`rulekit.core.regex.Clock` is per thread)."""
 
     __slots__ = ("on", "thread", "deadline", "armed", "expiry")
 
@@ -109,8 +111,11 @@ def watching() -> Iterator[bool]:
 
 
 def rest() -> None:
-    """Disarm the Watchdog's timer (the engine calls this when a record is decided, a judge before asking)."""
-    if WATCH.armed:
+    """Disarm the Watchdog's timer (the engine calls this when a record is decided, a judge before asking),
+    when called on the thread that owns it: the timer bounds that thread's regex calls only, so
+    another thread that finishes a record (or asks a judge) while the owner is inside a regex call
+    leaves it armed, and that call keeps its limit."""
+    if WATCH.armed and threading.get_ident() == WATCH.thread:
         WATCH.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
 
