@@ -85,7 +85,8 @@ def collect() -> "OrderedDict[str, list[str]]":
         if CORPUS.exists():
             with open(CORPUS, "rb") as f:
                 for r in records_from_lines(f.readlines(), str(CORPUS), 1, None):
-                    sample.setdefault((r.question_type, tuple(r.choices or ())), r)
+                    if r.choices:  # patterns per option letters; the others compile with the ruleset
+                        sample.setdefault(tuple(r.choices), r)
         for name in builtin_rulesets():
             current[0] = name
             ev = Evaluator(load_ruleset(name, cache=False))

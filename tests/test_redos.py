@@ -74,6 +74,63 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
     (("atropos-mcq",),
      r"(?py)(?i)\n\s*\**(?:(?P<answer>{letters})|\((?P<answer>{letters})\))\**[\s\.\)\:]",
      r"(?py)(?i)\n\s*+(?:\**+(?:(?P<answer>{letters})|\((?P<answer>{letters})\))\**+[\s\.\)\:]|(*SKIP)(*F))"),
+    (('atropos-chartqa',),
+     r"(?py)(?i)^(?P<answer>\d+[\d,\.]*%?)$",
+     r"(?py)(?i)^(?P<answer>\d[\d,\.]*+%?)$"),
+    (('atropos-vlmblind',),
+     r"\{(?P<answer>[^}]+)\}",
+     r"\{(?:(?P<answer>[^}]+)\}|[^}]*+(*SKIP)(*F))"),
+    (('atropos-vlmblind',),
+     r"(?py)(\d+)\s*[xX×]\s*(\d+)",
+     r"(?py)(\d++)(?:\s*+[xX×]\s*+(\d+)|(*SKIP)(*F))"),
+    (('atropos-vlmblind',),
+     r"(?py)(?s)^.*?(\d+)\s*[xX×,]\s*(\d+).*$",
+     r"(?py)(?s)^.*?(?<!\d)(\d++)\s*+[xX×,]\s*+(\d+).*$"),
+    (('atropos-vlmblind',),
+     r"(?py)(\d+)\s*(?:rows?|r).*?(\d+)\s*(?:columns?|cols?|c)",
+     r"(?py)(\d++)(?:\s*+(?:rows?|r)(?:(?:|.*?(?<!\d))(\d++)\s*+(?:columns?|cols?|c)|(?:(?!(?<!\d)\d++(?:(?!\n)\s)*+\n)[^\n])*+(*SKIP)(*F))|(*SKIP)(*F))"),
+    (('atropos-vlmblind',),
+     r"(?py)(\d+)\s*(?:columns?|cols?|c).*?(\d+)\s*(?:rows?|r)",
+     r"(?py)(\d++)(?:\s*+(?:columns?|cols?|c)(?:(?:|.*?(?<!\d))(\d++)\s*+(?:rows?|r)|(?:(?!(?<!\d)\d++(?:(?!\n)\s)*+\n)[^\n])*+(*SKIP)(*F))|(*SKIP)(*F))"),
+    (('atropos-dynamath', 'vlmevalkit-dynamath+judge'),
+     r"(?s)(?P<answer>\{.*\})",
+     r"(?s)(?P<answer>\{.*\})|\{.*+(*SKIP)(*F)"),
+    (('atropos-dynamath',),
+     r"^[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*\p{Numeric_Type=Digit}[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*\Z",
+     r"^\p{Numeric_Type=Decimal}*+\p{Numeric_Type=Digit}[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*+\Z"),
+    (('atropos-logicvista',),
+     r"(?py)(?P<answer>[A-E](?:\s*[,\s]\s*[A-E])*)",
+     r"(?py)(?P<answer>[A-E](?:(?:\s*+,\s*+|\s++)[A-E])*+)"),
+    (('lmms-eval',),
+     r"(?P<answer>-?\d+(?:\.\d+)?[eE][+-]?\d+)",
+     r"(?P<answer>-?\d++(?:(?:\.\d+)?[eE][+-]?\d+|(*SKIP)(*F)))"),
+    (('lmms-eval',),
+     r"(?P<answer>-?(?:\d+\.\d+|\.\d+|\d+\b)(?![eE][+-]?\d+)(?![,\d]))",
+     r"(?P<answer>-?(?:\d++(?:\.\d++(?![eE][+-]?\d+)(?![,\d])|\b(?![eE][+-]?\d+)(?![,\d])|(*SKIP)(*F))|\.\d++(?![eE][+-]?\d+)(?![,\d])))"),
+    (('physics',),
+     r"\\boxed\{(?P<answer>.*?)\}|\\\\\[boxed\{(?P<answer>.*?)\}\\\\\]",
+     r"\\boxed\{(?:(?P<answer>.*?)\}|.*+(*SKIP)(*F))|\\\\\[boxed\{(?:(?P<answer>.*?)\}\\\\\]|(?:(?!\\boxed\{).)*+(*SKIP)(*F))"),
+    (('physics',),
+     r"_\{.*?\}",
+     r"_\{(?:.*?\}|.*+(*SKIP)(*F))"),
+    (('olympiadbench', 'olympiadbench@fixed'),
+     r"\\(?:mathrm|mathbf)\{~?([^}]*)\}",
+     r"\\(?:mathrm|mathbf)\{~?(?:([^}]*)\}|[^}]*+(*SKIP)(*F))"),
+    (('vlmevalkit-vlmblind',),
+     r"(?py)\{(?P<answer>.*?)\}",
+     r"(?py)\{(?:(?P<answer>.*?)\}|.*+(*SKIP)(*F))"),
+    (('vlmevalkit-vlmblind',),
+     r"(?py)\A(?=(?s:.)*?[Rr]ows?[^{}]*\{(?P<r>\d+)\})(?=(?s:.)*?[Cc]olumns?[^{}]*\{(?P<c>\d+)\})",
+     r"(?py)\A(?=(?:[^{}]*+[{}])*?(?>[^{}]*?[Rr]ows?)[^{}]*+\{(?P<r>\d+)\})(?=(?:[^{}]*+[{}])*?(?>[^{}]*?[Cc]olumns?)[^{}]*+\{(?P<c>\d+)\})"),
+    (('vlmevalkit-mmmu-pro-cot',),
+     r"(?py)(?m)^(?:(?!\n)\s)*Answer:[^A-Z\n]*(?P<answer>[A-Z])(?:[^A-Z\n]|(?P=answer))*$(?!(?s:.*)\n(?:(?!\n)\s)*Answer:)",
+     r"(?py)(?m)^(?:(?!\n)\s)*Answer:[^A-Z\n]*(?P<answer>[A-Z])(?:[^A-Z\n]|(?P=answer))*$(?!(?s:.*?)\n(?:(?!\n)\s)*Answer:)"),
+    (('vlmevalkit-mmmu-pro-cot',),
+     r"(?py)(?m)^(?:(?!\n)\s)*Answer:(?P<answer>.*?)(?:(?!\n)\s)*$",
+     r"(?py)(?m)^(?:(?!\n)\s)*Answer:(?P<answer>(?:(?:(?!\n)\s)*+\S)*+)(?:(?!\n)\s)*+$"),
+    (('livexivvqa@vlmevalkit-fork',),
+     r"(?im)(?:(?:The|the)?\s*(?:correct|best|final)?\s*answer\s*(?:is|:)\s*)(?P<answer>[A-Z])(?:\s|$|\.|\,)",
+     r"(?im)(?:The|the)?\s*+(?:(?:correct|best|final)?\s*+answer\s*+(?:is|:)\s*+(?P<answer>[A-Z])(?:\s|$|\.|\,)|(*SKIP)(*F))"),
 ]
 
 EXTRA = [" ", "  ", "\n", "\n\n", " \n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000",
@@ -172,8 +229,9 @@ def _fuzz_count() -> int:
 def test_a_rewrite_is_in_its_rulesets_and_differs_from_the_original(names, original, rewrite):
     for name in names:
         text = (RULESETS / f"{name}.yaml").read_text(encoding="utf-8")
-        assert rewrite.replace("'", "''") in text or rewrite in text, f"{name} does not hold the rewrite"
-        assert f"'{original}'" not in text
+        written = (rewrite, rewrite.replace("'", "''"), rewrite.replace("\\", "\\\\"))  # YAML: '...' or "..."
+        assert any(w in text for w in written), f"{name} does not hold the rewrite"
+        assert f"'{original}'" not in text and original.replace("\\", "\\\\") not in text
     assert original != rewrite
 
 
