@@ -280,3 +280,92 @@ def main_full() -> int:
 if __name__ == "__main__" and "--full" in sys.argv:
     sys.path.insert(0, str(ROOT))
     sys.exit(main_full())
+
+
+# ---------------------------------------------------------------- 2. every built-in decides hostile replies
+HOSTILE_SIZE = 64_000
+KEY_FILLERS = ["the answer is ", "Answer: ", "answer:", "**", "(A) ", "\\boxed{", "{", "1", "1,", "A ", " ", "\n",
+               "<answer>", "$", "final answer is ", "1 rows ", "_{"]
+
+
+def _builtin_names() -> list[str]:
+    from rulekit.core.resources import builtin_rulesets
+    return sorted(builtin_rulesets())
+
+
+def _ruleset_patterns(name: str):
+    """(the compiled ruleset with every judge fallback replaced by its non-judge `then:`, the sources of
+    every pattern it compiles or expands per option set)."""
+    import dataclasses
+
+    import rulekit.core.regex as core
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.language import compares, expr, finds, prepare
+    from rulekit.language.fallbacks import final_fallback
+
+    seen: list[str] = []
+    original = core.compile_regex
+
+    def spy(pattern, loc):
+        seen.append(pattern)
+        return original(pattern, loc)
+
+    modules = (core, finds, prepare, compares, expr)
+    for m in modules:
+        m.compile_regex = spy
+    try:
+        rs = load_ruleset(name, cache=False)
+    finally:
+        for m in modules:
+            m.compile_regex = original
+    for section in rs.sections.values():
+        for step in section.steps:
+            for finder in [step.finder, *(step.also or ())]:
+                if getattr(finder, "source", None):
+                    seen.append(finder.source.replace("{letters}", "[ABCD]"))
+    rs.sections = {k: dataclasses.replace(s, fallback=final_fallback(s.fallback)) for k, s in rs.sections.items()}
+    return rs, list(dict.fromkeys(seen))
+
+
+def hostile_replies(patterns: list[str], size: int = HOSTILE_SIZE, per_ruleset: int = 40, seed: int = 0) -> list[str]:
+    """Repetition loops of every phrase the patterns contain and of the usual fillers, said once and
+    followed by a run, ended by nothing, a newline and a word, or "!": a seeded sample of
+    `per_ruleset`, always with the key fillers' plain loops."""
+    units, once = list(KEY_FILLERS), []
+    for p in patterns:
+        pieces = PROBE.pieces(p)
+        units += pieces
+        once += pieces
+    units, once = list(dict.fromkeys(units)), list(dict.fromkeys(once))
+    attacks = PROBE.attacks(units, once)
+    rng = random.Random(seed)
+    chosen = [("", u, "", "\nx") for u in KEY_FILLERS] + rng.sample(attacks, min(per_ruleset, len(attacks)))
+    return [PROBE.hostile(a, size) for a in chosen]
+
+
+def _hostile_records(rs, replies):
+    from rulekit.core.records import Record
+
+    for qt in rs.sections:
+        for i, reply in enumerate(replies):
+            choices = {"A": "cat", "B": "dog", "C": "cow", "D": "eel"} if qt != "open" else None
+            yield Record(f"h{i}", qt, reply, "A" if choices else "12", choices, meta={"task": "Grid", "answer_type": "float"})
+
+
+@pytest.mark.parametrize("name", _builtin_names())
+def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
+    """Replies of up to 64k characters — a benchmark's longest — are decided: no outcome `error` from a
+    regex time limit (the outcome is asserted, never a time: the limits are what would stop a slow
+    pattern, and the built-ins' patterns are linear, see benchmarks/redos.py)."""
+    from rulekit.engine.decide import Evaluator
+
+    rs, patterns = _ruleset_patterns(name)
+    symbolic = name.startswith(("physics", "olympiadbench"))  # a SymPy compare per reply: fewer replies
+    replies = hostile_replies(patterns, per_ruleset=6 if symbolic else 40, seed=len(name))
+    ev = Evaluator(rs)
+    stopped = []
+    for record in _hostile_records(rs, replies[:8] if symbolic else replies):
+        d = ev.decide(record)
+        if d is not None and d.outcome == "error" and (d.reason or "").startswith(("regex time limit", "regex budget")):
+            stopped.append((d.reason, record.response[:60]))
+    assert stopped == []
