@@ -64,7 +64,7 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
      r"(?py)(?i)(?:final\s+answer\s+is)\s*+(?::\s*+)?(?:(?P<answer>{letters})|\((?P<answer>{letters})\))\.?+\s*+I\s*+hope"),
     (("atropos-mcq",),
      r"(?py)(?is)(?:final\s+answer).{0,100}?\s+is\s*:?\s*(?:(?P<answer>{letters})|\((?P<answer>{letters})\))",
-     r"(?py)(?is)(?:final\s+answer).{0,100}?\s++is\s*+(?::\s*+)?(?:(?P<answer>{letters})|\((?P<answer>{letters})\))"),
+     r"(?py)(?is)(?:final\s+answer).{0,100}?(?<!\s)\s++is\s*+(?::\s*+)?(?:(?P<answer>{letters})|\((?P<answer>{letters})\))"),
     (("atropos-mcq",),
      r"(?py)(?i)(?:the\s+answer\s+is)\s*:?\s*(?:(?P<answer>{letters})|\((?P<answer>{letters})\))",
      r"(?py)(?i)(?:the\s+answer\s+is)\s*+(?::\s*+)?(?:(?P<answer>{letters})|\((?P<answer>{letters})\))"),
@@ -369,3 +369,101 @@ def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
         if d is not None and d.outcome == "error" and (d.reason or "").startswith(("regex time limit", "regex budget")):
             stopped.append((d.reason, record.response[:60]))
     assert stopped == []
+
+
+# ---------------------------------------------------------------- 3. no record depends on another
+USER_RULESET = """ruleset: user-evil
+multiple-choice:
+  steps:
+    - id: evil
+      find: {regex: "(?P<answer>(?:q|q)+z)"}
+    - id: letter
+      find: {literal: "{letter}"}
+      pick: last
+open:
+  steps:
+    - id: evil-open
+      find: {regex: "(?P<answer>(?:q|q)+z)"}
+    - id: whole
+      find: {whole: true}
+"""
+DETERMINISM_RULESETS = ["atropos-chartqa", "atropos-mcq", "atropos-docvqa", "vlmevalkit"]  # no stream-order draws
+
+
+def _corpus_rows(n_mc: int, n_open: int) -> list[dict]:
+    rows, mc, op = [], 0, 0
+    with CORPUS.open(encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            row = json.loads(line)
+            if i % 7:
+                continue
+            if row["question_type"] == "multiple-choice" and mc < n_mc and row.get("choices"):
+                mc += 1
+                rows.append(row)
+            elif row["question_type"] == "open" and op < n_open:
+                op += 1
+                rows.append(row)
+    return rows
+
+
+def _hostile_rows() -> list[dict]:
+    texts = [PROBE.hostile(("", "the answer is ", "", "12\nfoo"), HOSTILE_SIZE),
+             PROBE.hostile(("", "answer:", "", "\nx"), HOSTILE_SIZE),
+             PROBE.hostile(("final answer is", " ", "", "!"), HOSTILE_SIZE),
+             PROBE.hostile(("", "<answer>x", " ", ""), HOSTILE_SIZE),
+             PROBE.hostile(("", "\n", "", "!"), HOSTILE_SIZE),
+             "q" * 40]  # the user ruleset's catastrophic pattern: a time-out every time
+    rows = []
+    for i, text in enumerate(texts):
+        for qt in ("multiple-choice", "open"):
+            rows.append({"id": f"hostile-{qt[0]}{i}", "question_type": qt, "response": text, "answer": "A",
+                         "choices": {"A": "cat", "B": "dog", "C": "cow", "D": "eel"} if qt != "open" else None})
+    return rows
+
+
+def _eval(tmp_path: Path, data: Path, out: str, workers: int) -> dict[str, dict[str, bytes]]:
+    rulesets = [*sum((["-r", n] for n in DETERMINISM_RULESETS), []), "-r", str(tmp_path / "user-evil.yaml")]
+    run = subprocess.run([sys.executable, "-m", "rulekit.cli", "eval", *rulesets, str(data), "--workers", str(workers),
+                          "--format", "json", "--output-dir", str(tmp_path / out)],
+                         capture_output=True, timeout=1800, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    decided = {}
+    for path in (tmp_path / out).glob("*.decisions.jsonl"):
+        decided[path.name] = {json.loads(line)["id"]: line for line in path.read_bytes().splitlines()}
+    return decided
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not available")
+def test_decisions_never_depend_on_other_records_file_order_or_load(tmp_path):
+    """Issue 29's "done": a file of corpus records, shuffled and padded with hostile replies, run under
+    CPU load with 1 and 2 workers, decides every corpus record byte for byte as the clean file does;
+    the user ruleset's catastrophic pattern makes its hostile records `error`, and nothing else."""
+    (tmp_path / "user-evil.yaml").write_text(USER_RULESET, encoding="utf-8")
+    clean_rows = _corpus_rows(160, 80)
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("".join(json.dumps(r) + "\n" for r in clean_rows), encoding="utf-8")
+    hostile_rows = [dict(row, id=f"{row['id']}-{k}") for k in range(3) for row in _hostile_rows()]  # 3 times each:
+    padded_rows = clean_rows + hostile_rows   # the old run cut a step off after 3 time-outs, every later record `error`
+    random.Random(29).shuffle(padded_rows)
+    padded = tmp_path / "padded.jsonl"
+    padded.write_text("".join(json.dumps(r) + "\n" for r in padded_rows), encoding="utf-8")
+
+    expected = _eval(tmp_path, clean, "clean", 1)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, os.cpu_count() or 1))]
+    try:
+        runs = {workers: _eval(tmp_path, padded, f"padded-{workers}", workers) for workers in (1, 2)}
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    for workers, decided in runs.items():
+        for name, rows in expected.items():
+            got = decided[name]
+            assert {i: got[i] for i in rows} == rows, f"{name} with {workers} worker(s)"
+            hostile = {i: json.loads(line) for i, line in got.items() if i.startswith("hostile-")}
+            assert hostile and len(got) == len(rows) + len(hostile)
+            if name.startswith("user-evil"):  # its catastrophic pattern: error on "qqq...", each record alone
+                qs = [d for i, d in hostile.items() if i.startswith(("hostile-m5", "hostile-o5"))]
+                assert len(qs) == 6 and all(d["outcome"] == "error" for d in qs)
+    # (whether the built-ins decide the hostile replies themselves is test 2's, without the load: the
+    # limits are wall-clock, and a 64k reply's few milliseconds of regex time stretch under this load)
