@@ -131,6 +131,9 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
     (('livexivvqa@vlmevalkit-fork',),
      r"(?im)(?:(?:The|the)?\s*(?:correct|best|final)?\s*answer\s*(?:is|:)\s*)(?P<answer>[A-Z])(?:\s|$|\.|\,)",
      r"(?im)(?:The|the)?\s*+(?:(?:correct|best|final)?\s*+answer\s*+(?:is|:)\s*+(?P<answer>[A-Z])(?:\s|$|\.|\,)|(*SKIP)(*F))"),
+    (("physics",),
+     r"(?s)\\boxed\{(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}|\\\\\[boxed\{(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}\\\\\]",
+     r"(?s)\\boxed\{(?:(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}|[^}]*+\Z(*SKIP)(*F))|\\\\\[boxed\{(?:(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}\\\\\]|[^}]*+\Z(*SKIP)(*F))"),
 ]
 
 EXTRA = [" ", "  ", "\n", "\n\n", " \n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000",
