@@ -288,6 +288,35 @@ if __name__ == "__main__" and "--full" in sys.argv:
     sys.exit(main_full())
 
 
+
+LIST_ITEM_ORIGINAL = r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])"""  # Python re, re.S
+
+
+def test_list_items_match_as_the_original_python_pattern():
+    """rulekit's own list-literal reader (`equivalent`): the linear-time item pattern matches as the
+    original Python `re` pattern did, at every position of fuzz strings and corpus replies."""
+    from rulekit.language import math as M
+
+    old = re.compile(LIST_ITEM_ORIGINAL, re.S)
+    texts = fuzz_strings(LIST_ITEM_ORIGINAL + "'a\\'b'", _fuzz_count()) + corpus_texts(every=97)
+    bad = []
+    for text in texts:
+        for pos in range(0, len(text) + 1, max(1, len(text) // 40)):
+            a, b = old.match(text, pos), M._LIST_ITEM.match(text, pos)
+            if _key(a, 4) != _key(b, 4):
+                bad.append((text, pos))
+        if len(bad) > 3:
+            break
+    assert bad == []
+    lists = ["[" + t + "]" for t in texts[:2000]]
+    new_reads = [M.read_list_literal(t) for t in lists]
+    try:
+        M._LIST_ITEM = old
+        assert [M.read_list_literal(t) for t in lists] == new_reads
+    finally:
+        M._LIST_ITEM = M.compile_regex(M._LIST_ITEM_SOURCE, None) if hasattr(M, "_LIST_ITEM_SOURCE") else M._LIST_ITEM
+
+
 # ---------------------------------------------------------------- 2. every built-in decides hostile replies
 HOSTILE_SIZE = 64_000
 KEY_FILLERS = ["the answer is ", "Answer: ", "answer:", "**", "(A) ", "\\boxed{", "{", "1", "1,", "A ", " ", "\n",
