@@ -221,7 +221,8 @@ def probe_pattern(source: str, cap: float, sizes=SIZES, verbose=False, worst: in
         sized.append({"attack": label(attack), "op": op, "seconds": times})
         if verbose:
             print(f"    {op} {label(attack)}: " + " / ".join(_fmt(t) for t in times), flush=True)
-    bad = [s for s in sized if s["seconds"][-1] > 0.005 and s["seconds"][-1] > 6 * s["seconds"][0]]
+    bad = [s for s in sized if s["seconds"][-1] == float("inf")
+           or (s["seconds"][-1] > 0.005 and s["seconds"][-1] > 6 * s["seconds"][0])]
     if verbose and flagged:
         print(f"    ({len(flagged)} attacks grew faster than linear from 2k to 8k characters)", flush=True)
     return {"flagged": [{"attack": label(a), "op": op, "seconds_1k_4k": [t2, t8]} for t8, a, op, t2 in flagged],
