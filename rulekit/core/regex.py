@@ -22,7 +22,7 @@ from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.watchdog import WATCH, Expired
 
 # Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
-REGEX_TIMEOUT = 1.0      # seconds one regex call may run; past it, the record's outcome is `error`
+REGEX_TIMEOUT = 1.0      # seconds one regex call may run (CPU under the watchdog); past it, the record is `error`
 RECORD_BUDGET = 2.0      # seconds every regex call of one record may run together (all steps, prepare ops)
 MAX_PATTERN = 10_000     # characters in one pattern (E122)
 MAX_EXPANSION = 100_000  # the pattern's size with its counted repetitions ({m,n}) written out (E122)
@@ -190,18 +190,22 @@ def timed(fn, *args):
     """Call a regex method within the limits: the per-call time limit and what is left of the record's
     budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout
     (the engine makes that record's outcome `error`). Under the Watchdog (`watch()`), on the thread
-    that owns it and while a record is being decided, the limit is kept by its timer; else by the
-    `regex` module's `timeout`."""
+    that owns it and while a record is being decided, the limit is kept by its timer and counts CPU
+    time (a busy machine cannot change a decision); else by the `regex` module's `timeout`, which
+    counts wall-clock time."""
     clock = CLOCK
     limit = clock.left
     if limit > REGEX_TIMEOUT:
         limit = REGEX_TIMEOUT
     elif limit <= 0:
         raise RegexTimeout(budget=True)
-    start = time.monotonic()
     watch = WATCH
-    try:  # the watchdog only while a record is decided (`clock.left` finite): `decide` disarms it at the end
-        if watch.on and clock.left != math.inf and threading.get_ident() == watch.thread:
+    # the watchdog only while a record is decided (`clock.left` finite): `decide` disarms it at the end
+    watched = watch.on and clock.left != math.inf and threading.get_ident() == watch.thread
+    now = time.process_time if watched else time.monotonic  # the watchdog counts CPU time, `timeout` wall-clock
+    start = now()
+    try:
+        if watched:
             try:
                 try:
                     watch.deadline = start + limit
@@ -219,7 +223,7 @@ def timed(fn, *args):
             if fn.__name__ == "finditer":
                 result = list(result)
     except TimeoutError:
-        clock.left -= time.monotonic() - start
+        clock.left -= now() - start
         raise RegexTimeout(budget=limit < REGEX_TIMEOUT) from None
-    clock.left -= time.monotonic() - start
+    clock.left -= now() - start
     return result
