@@ -4,7 +4,8 @@
     python benchmarks/redos.py probe [--json OUT]       # attack every pattern, print the super-linear ones
     python benchmarks/redos.py probe --only chartqa     # patterns of rulesets whose name contains "chartqa"
     python benchmarks/redos.py rulesets [NAME ...]      # whole rulesets on hostile replies (seconds per reply)
-    python benchmarks/redos.py --checkout OLD probe     # the same for another checkout (a before/after table)
+    python benchmarks/redos.py --checkout OLD probe --json before.json   # another checkout's patterns
+    python benchmarks/redos.py compare before.json      # its super-linear ones against their rewrites
 
 `patterns` collects what the built-ins really compile: every built-in ruleset is loaded (no cache)
 with `rulekit.core.regex.compile_regex` watched, and one corpus record per (question type, option
@@ -27,6 +28,7 @@ ruleset and how many replies ended `error`.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -245,6 +247,9 @@ def main() -> None:
     p.add_argument("--json", type=Path, default=None)
     r = sub.add_parser("rulesets")
     r.add_argument("names", nargs="*")
+    c = sub.add_parser("compare")
+    c.add_argument("before", type=Path, help="a `probe --json` file of the original patterns")
+    c.add_argument("--cap", type=float, default=1.0)
     args = parser.parse_args()
     if args.cmd == "patterns":
         for source, names in collect().items():
@@ -274,12 +279,78 @@ def main() -> None:
         if args.json:
             args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False))
         return
+    if args.cmd == "compare":
+        compare_main(args.before, args.cap)
+        return
     rulesets_main(args.names)
+
+
+def compare_main(before: Path, cap: float) -> None:
+    """A Markdown table from a `probe --json` of the original patterns: for each pattern found
+    super-linear, its worst attack timed on the original (from the file) and on the rewrite that
+    tests/test_redos.py pairs with it (timed now), at 16k/32k/64k characters."""
+    spec = importlib.util.spec_from_file_location("test_redos", HERE.parent / "tests" / "test_redos.py")
+    tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tests)
+    rewrites = {orig.replace("{letters}", "[ABCD]"): new.replace("{letters}", "[ABCD]")
+                for _, orig, new in tests.REWRITES}
+    print("| pattern (rulesets) | worst attack | original 16k / 32k / 64k | rewrite 16k / 32k / 64k |")
+    print("|---|---|---|---|")
+    for entry in json.loads(before.read_text()):
+        sized = [s for s in entry["sized"] if s["seconds"][-1] is None or s["seconds"][-1] == float("inf")
+                 or (s["seconds"][-1] > 0.005 and s["seconds"][-1] > 6 * s["seconds"][0])]
+        if not sized:
+            continue
+        worst = sized[0]
+        source = entry["pattern"]
+        shape = re.sub(r"\[[A-Z]+\]", "[ABCD]", source)
+        rewrite = rewrites.get(shape)
+        after = "not rewritten"
+        if rewrite is not None:
+            units = list(dict.fromkeys(pieces(source) + FILLERS))
+            attack = next((a for a in attacks(units, pieces(source)) if label(a) == worst["attack"]), None)
+            if attack is not None:
+                fn = getattr(compiled(rewrite), worst["op"])
+                after = " / ".join(_fmt(_time(fn, hostile(attack, size), cap, runs=2)) for size in SIZES)
+        short = source if len(source) <= 70 else source[:69] + "…"
+        names = ", ".join(entry["rulesets"][:2]) + (", ..." if len(entry["rulesets"]) > 2 else "")
+        print(f"| `{short}` ({names}) | {worst['op']} {worst['attack']} | "
+              + " / ".join(_fmt(t if t is not None else float("inf")) for t in worst["seconds"]) + f" | {after} |")
 
 
 def rulesets_main(names: list[str]) -> None:
     """Whole rulesets on hostile replies: the slowest reply and the outcomes (see the docstring)."""
-    raise SystemExit("not yet")
+    from rulekit.core.resources import builtin_rulesets
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.engine.decide import Evaluator
+    from rulekit.core.records import Record
+
+    print("| ruleset | hostile replies | slowest (CPU) | outcome error |")
+    print("|---|---:|---:|---:|")
+    for name in names or sorted(n for n in builtin_rulesets() if "judge" not in n):
+        rs = load_ruleset(name)
+        patterns = [p for p, users in collect_cached().items() if name in users]
+        units = list(dict.fromkeys(FILLERS + [x for p in patterns for x in pieces(p)]))
+        replies = [hostile(a, SIZES[-1]) for a in attacks(units)[::7]]
+        ev, worst, errors = Evaluator(rs), 0.0, 0
+        for qt in rs.sections:
+            for i, reply in enumerate(replies):
+                choices = {"A": "cat", "B": "dog", "C": "cow", "D": "eel"} if qt != "open" else None
+                start = time.process_time()
+                d = ev.decide(Record(f"h{i}", qt, reply, "A" if choices else "1", choices))
+                worst = max(worst, time.process_time() - start)
+                errors += d is not None and d.outcome == "error"
+        print(f"| {name} | {len(replies) * len(rs.sections):,} | {_fmt(worst)} | {errors} |", flush=True)
+
+
+_COLLECTED: dict = {}
+
+
+def collect_cached():
+    """`collect()`, once per process."""
+    if not _COLLECTED:
+        _COLLECTED.update(collect())
+    return _COLLECTED
 
 
 if __name__ == "__main__":

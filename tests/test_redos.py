@@ -137,6 +137,9 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
     (("olympiadbench", "olympiadbench@fixed"),
      r"\$(?P<answer>.*?)\$(?=[^\n]*\s*\Z)",
      r"\$(?P<answer>.*?)\$(?:(?=[^\n]*+\s*+\Z)|[^\n]*+(*SKIP)(*F))"),
+    (("atropos-vlmblind",),
+     r"(?py)(\d+)\s*[xX×,]\s*(\d+)",
+     r"(?py)(\d++)(?:\s*+[xX×,]\s*+(\d+)|(*SKIP)(*F))"),
 ]
 
 EXTRA = [" ", "  ", "\n", "\n\n", " \n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000",
