@@ -402,7 +402,7 @@ def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
     replies = hostile_replies(patterns, per_ruleset=6 if symbolic else 40, seed=len(name))
     ev = Evaluator(rs)
     stopped = []
-    for record in _hostile_records(rs, replies[:8] if symbolic else replies):
+    for record in _hostile_records(rs, replies[:4] if symbolic else replies):  # SymPy: CPU-limited, but slow
         d = ev.decide(record)
         if d is not None and d.outcome == "error" and (d.reason or "").startswith(("regex time limit", "regex budget")):
             stopped.append((d.reason, record.response[:60]))
