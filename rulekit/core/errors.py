@@ -67,7 +67,7 @@ ERROR_CODES = {
     "W311": "input: records without a gold answer (scored wrong)",
     "W312": "input: multiple-choice records without options (no letter can be matched)",
     "W313": "input: spreadsheet cells holding a formula with no cached value (read as empty)",
-    "W320": "run: a step cut off after repeated regex time-outs (its later records are `error`)",
+    "W320": "run: records stopped by a regex time limit (each one `error`; counted per ruleset and step)",
 }
 
 

@@ -21,7 +21,7 @@ from rulekit.language.picks import Picker, direct_literal_pick
 from rulekit.language.prepare import compile_prepare
 
 # ---------------------------------------------------------------- steps and sections
-@dataclass(eq=False)  # compared and hashed by identity: the engine counts strikes per step object
+@dataclass(eq=False)  # compared and hashed by identity
 class CompiledStep:
     """A step ready to run."""
 

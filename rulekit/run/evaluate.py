@@ -158,12 +158,21 @@ def _id_at(path: str, line: int, fields: dict | None) -> str:
     return "?"  # pragma: no cover - the worker read that line
 
 
-def report_cut_offs(runs: list) -> None:
-    """W320 for every step a run cut off after repeated regex time-outs (`Evaluator.cut_off_report`)."""
+REGEX_LIMIT_REASONS = ("regex time limit in ", "regex budget in ")  # Decision.reason of a record a regex limit stopped
+
+
+def report_regex_limits(runs: list) -> None:
+    """W320: the records whose regex calls ran past a time limit (outcome `error`), per ruleset and
+    step, counted from the runs' error reasons (workers' included). Each such record is `error` on
+    its own; the limits are wall-clock, so a busy machine can add some: the warning says so."""
     for run in runs:
-        for where, strikes, skipped in sorted(run.cut_offs(), key=lambda c: (-c[2], c[0])):
-            warn("W320", "step(s) cut off after repeated regex time-outs or slow calls",
-                 f"{run.ruleset.name}: {where}, {strikes} strikes; {skipped:,} later records not tried, outcome error")
+        hits = sorted(((n, reason) for reason, n in run.acc.errors.items() if reason.startswith(REGEX_LIMIT_REASONS)),
+                      key=lambda h: (-h[0], h[1]))
+        if hits:
+            where = "; ".join(f"{reason.partition(' in ')[2]} {n:,}" for n, reason in hits[:3])
+            more = f"; {len(hits) - 3} more" if len(hits) > 3 else ""
+            warn("W320", "record(s) stopped by a regex time limit (outcome error; wall-clock limits, a busy machine "
+                 "can add some)", f"{run.ruleset.name}: {where}{more}", count=sum(n for n, _ in hits))
 
 
 def sweep_stale(directory: Path) -> list[str]:
@@ -282,7 +291,6 @@ class RulesetRun:
         self.keep = keep
         self.decisions: list[Decision] = []
         self.records: list[Record] = []
-        self.worker_cut_offs: list[tuple[str, int, int]] = []  # rulekit.run.parallel adds what its workers cut off
 
     def row(self, record: Record) -> bytes | tuple | None:
         """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
@@ -302,15 +310,6 @@ class RulesetRun:
             self.decisions.append(decision)
             self.records.append(record)
         return row_bytes(decision) if self.write else b""
-
-    def cut_offs(self) -> list[tuple[str, int, int]]:
-        """(where, strikes, records not tried) of the steps this run cut off, workers' included."""
-        merged: dict[str, list[int]] = {}
-        for where, strikes, skipped in self.evaluator.cut_off_report() + self.worker_cut_offs:
-            entry = merged.setdefault(where, [0, 0])
-            entry[0] = max(entry[0], strikes)
-            entry[1] += skipped
-        return [(where, a, b) for where, (a, b) in merged.items()]
 
     def result(self, seed: int | None) -> Result:
         """The Result of this run (metrics computed from the accumulated counts)."""
@@ -382,6 +381,6 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
                 on_progress(n)
         results = [run.result(seed) for run in runs]
         audit.report()  # under --strict a warning is an error: raised before any file is committed
-        report_cut_offs(runs)
+        report_regex_limits(runs)
         commit_writers(stack, writers, results)
     return results

@@ -34,7 +34,7 @@ from rulekit.language import schema as S
 from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS
 from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
-                       report_cut_offs, row_bytes)
+                       report_regex_limits, row_bytes)
 from rulekit.core.errors import InputError, Loc, RulekitError
 from rulekit.core.limits import limit, line_too_long, over
 from rulekit.readers import ReadPosition, detect_format, is_stream, read_records
@@ -136,7 +136,6 @@ class _Part:
     accs: list          # metric Accumulator per ruleset
     error: InputError | None = None  # a bad line, numbered from the chunk's first line
     audit: ChunkAudit | None = None  # the records' ids, missing golds and options (warnings W310-W312)
-    cut_offs: list | None = None     # per ruleset: the steps its evaluator cut off (Evaluator.cut_off_report)
 
 
 def _ignore_interrupts() -> None:
@@ -182,8 +181,7 @@ def _decide_chunk(chunk: Chunk) -> _Part:
         return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
         segments.append(bytes(buf))
-    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit,
-                 cut_offs=[run.evaluator.cut_off_report() for run in runs])
+    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit)
 
 
 def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
@@ -374,8 +372,6 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                         raise _renumbered(part.error, paths[source], lines_before[source])
                     audit.absorb(part.audit, paths[source], lines_before[source])
                     lines_before[source] += part.lines
-                    for run, cut in zip(runs, part.cut_offs):
-                        run.worker_cut_offs += cut
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
                             if writer is not None:
@@ -389,7 +385,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                 pool.stop(finished)
             results = [run.result(seed) for run in runs]
             audit.report(fields)  # under --strict a warning is an error: raised before any file is committed
-            report_cut_offs(runs)
+            report_regex_limits(runs)
             commit_writers(stack, writers, results)
     finally:
         _JOB = None
