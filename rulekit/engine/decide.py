@@ -117,6 +117,17 @@ class Batch:
         return len(self.decisions)
 
 
+UNREADABLE_REASON = "multiple-choice without options"
+
+
+def unreadable(record: Record) -> Decision:
+    """Outcome `unreadable`: a multiple-choice record without options, for a section that reads option
+    letters (`CompiledSection.needs_options`). Decided before any step: no judge is asked, no letter drawn."""
+    return Decision(record.id, None, None, 0.0, "unreadable", None, reason=UNREADABLE_REASON,
+                    message="a multiple-choice record without options: this ruleset answers with one of the "
+                            "record's option letters (`letters-if-missing` gives a ruleset letters of its own)")
+
+
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
@@ -182,6 +193,8 @@ class Evaluator:
         section = self.ruleset.sections.get(record.question_type)
         if section is None:
             return None
+        if section.needs_options and not record.choices:
+            return unreadable(record)
         traces: list[StepTrace] | None = [] if trace else None
         if isinstance(record.response, str) and len(record.response) > self.max_chars:
             return Decision(record.id, None, None, 0.0, "error", None,

@@ -89,7 +89,14 @@ class Section(Word):
     record with fewer option letters with the first letters of the alphabet it lacks, up to N
     (Atropos' `ascii_uppercase[:max(n, 4)]`: a 3-option question still accepts `D`); an added
     letter's option text is empty, and an empty text always occurs for `option-text`, so use it
-    with letter finds."""
+    with letter finds.
+    `needs-options: true|false` says whether the multiple-choice section can read a record that has
+    no options and gets no letters from `letters-if-missing` / `letters-at-least`. Such a record is
+    decided `unreadable` (no step runs, no judge is asked, no letter is drawn) and left out of
+    accuracy unless `--count-unreadable` is given. Left out, a section needs options when its
+    compare is `letter` (it answers with one of the record's option letters: VLMEvalKit's
+    can_infer, lmms-eval's parser); a section that reads the whole reply or fixed letters
+    (`mmevalpro`, Atropos' `A-D`) reads such records. Open sections ignore it."""
 
     from_: str | None = Field(default=None, alias="from")
     prepare: list[PrepareOp] = []
@@ -99,6 +106,7 @@ class Section(Word):
     compare: Compare = "letter"
     letters_if_missing: list[str] = []
     letters_at_least: int = Field(default=0, ge=0, le=26)
+    needs_options: bool | None = None
 
 
 class Example(Word):
