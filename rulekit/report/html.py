@@ -98,7 +98,7 @@ def eval_page(results: list, data: dict) -> str:
     left out and why); with several rulesets, the like-for-like table and band on the records all of them
     scored and the `--by` tables across rulesets (`data["band"]`, rulekit.report.joint); then each ruleset's
     own metric tables."""
-    from rulekit.report.joint import band_line, left_out_text
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
     from rulekit.report.table import captions
 
     band = data.get("band")
@@ -107,9 +107,8 @@ def eval_page(results: list, data: dict) -> str:
     rows, bars = [], []
     for r in results:
         m = r.metrics
-        lo, hi = (ci.get(r.ruleset) or {}).get("ci") or (None, None)
         rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
-                     *([f"{pct(lo)}–{pct(hi)}"] if band else []),
+                     *([ci_text((ci.get(r.ruleset) or {}).get("ci"))] if band else []),
                      *(str(r.outcomes.get(o, 0)) for o in outcomes),
                      f"<code>{esc(r.fingerprint)}</code>" + (f" seed={esc(r.seed)}" if r.seed is not None else "")])
         bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES],
@@ -120,11 +119,13 @@ def eval_page(results: list, data: dict) -> str:
             table(head, rows, set(range(1, len(head) - 1))),
             *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
             "<h2>Who decided</h2>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
-    if band:
+    if band and not band["comparable"]:
+        body += ["<h2>Like for like</h2>", "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band)) + "</ul>",
+                 f"<p><b>{esc(band_line(band))}</b></p>"]
+    elif band:
         body += [f"<h2>Like for like: the {band['n']:,} records every ruleset scored</h2>",
                  table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],
-                       ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)),
-                         f"{pct((band['ci'].get(name) or (None, None))[0])}–{pct((band['ci'].get(name) or (None, None))[1])}",
+                       ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
                          esc(left_out_text(band["left_out"].get(name, {})))] for name in band["rulesets"]), {1, 2, 3}),
                  f"<p><b>{esc(band_line(band))}</b></p>"]
         for field, values in (band.get("by") or {}).items():

@@ -201,6 +201,19 @@ def left_out_text(entry: dict) -> str:
                                             for why, n in entry["why"].items())
 
 
+def ci_text(ci: Any) -> str:
+    """A 95% CI as `lo–hi` in percent, or "–" when there is none."""
+    lo, hi = ci if ci else (None, None)
+    return "–" if lo is None else f"{100 * lo:.2f}–{100 * hi:.2f}"
+
+
+def left_out_lines(band: dict) -> list[str]:
+    """Per ruleset that left records out of the comparison: how many, and why (for a band that cannot
+    compare, where there is no like-for-like table to carry them)."""
+    return [f"{name} left out {left_out_text(entry)}" for name, entry in band.get("left_out", {}).items()
+            if entry.get("n")]
+
+
 def band_line(band: dict) -> str:
     """The extraction band in one line, saying which records it is on (or that there is none)."""
     k = len(band.get("rulesets") or band.get("accuracy") or ())

@@ -60,7 +60,7 @@ def captions(results: list[Result]) -> list[str]:
     lines = []
     for r in results:
         if r.skipped:
-            what = ", ".join(f"{n} {t}" for t, n in r.skipped.items())
+            what = ", ".join(f"{n:,} {t}" for t, n in r.skipped.items())
             lines.append(f"{r.ruleset}: not scored (no section for them): {what}")
         if r.unreadable:
             lines.append(f"{r.ruleset}: {r.unreadable:,} unreadable ({NO_OPTIONS}), "
@@ -77,6 +77,8 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
     happened), the 95% CI when several rulesets run, the outcome of every decision, the fingerprint."""
     from rich.table import Table
     from rich.text import Text
+
+    from rulekit.report.joint import ci_text
 
     several = len(results) > 1
     table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
@@ -103,8 +105,7 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         if show_score:
             row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
         if band:
-            lo, hi = band["own"].get(r.ruleset, {}).get("ci", (None, None))
-            row.append(f"{pct(lo)}–{pct(hi)}")
+            row.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
         row += [str(r.outcomes.get(o, 0)) for o in outcomes]
         row.append(r.fingerprint + seed_label(r))
         table.add_row(*row)
@@ -120,15 +121,14 @@ def like_for_like_table(band: dict) -> Table:
     comparison (and why); `band_line` under it."""
     from rich.table import Table
 
-    from rulekit.report.joint import left_out_text
+    from rulekit.report.joint import ci_text, left_out_text
 
     table = Table(title=f"like for like: the {band['n']:,} records every ruleset scored", title_justify="left")
     for col, just in (("ruleset", "left"), ("n", "right"), ("accuracy %", "right"), ("95% CI", "right"),
                       ("own records left out", "left")):
         table.add_column(col, justify=just)
     for name in band["rulesets"]:
-        lo, hi = band["ci"].get(name, (None, None))
-        table.add_row(name, str(band["n"]), pct(band["accuracy"].get(name)), f"{pct(lo)}–{pct(hi)}",
+        table.add_row(name, str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
                       left_out_text(band["left_out"].get(name, {})))
     return table
 
@@ -157,7 +157,7 @@ def by_like_for_like_table(band: dict, name: str, values: dict) -> Table:
 def results_markdown(results: list[Result], band: dict | None = None) -> str:
     """GitHub-flavoured Markdown: the results table (each ruleset on the records it scored), what each left
     out, and with several rulesets the like-for-like table, the band and the `--by` tables across rulesets."""
-    from rulekit.report.joint import band_line, left_out_text
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
 
     outcomes = _outcomes(results)
     head = ["ruleset", "n", "accuracy %", "expected %", *outcomes, "fingerprint"]
@@ -169,12 +169,13 @@ def results_markdown(results: list[Result], band: dict | None = None) -> str:
     notes = captions(results)
     if notes:
         lines += [""] + [f"- {line}" for line in notes]
-    if band:
+    if band and not band["comparable"]:
+        lines += [""] + [f"- {line}" for line in left_out_lines(band)] + ["", band_line(band)]
+    elif band:
         lines += ["", f"**Like for like: the {band['n']:,} records every ruleset scored**", "",
                   "| ruleset | n | accuracy % | 95% CI | own records left out |", "|---|---:|---:|---:|---|"]
         for name in band["rulesets"]:
-            lo, hi = band["ci"].get(name, (None, None))
-            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | {pct(lo)}–{pct(hi)} | "
+            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | {ci_text(band['ci'].get(name))} | "
                          f"{left_out_text(band['left_out'].get(name, {}))} |")
         lines += ["", band_line(band)]
         for field, values in (band.get("by") or {}).items():
@@ -201,10 +202,13 @@ def print_results(results: list[Result], fmt: str, console: Any, band: dict | No
     from rulekit.metrics import render_group_table
 
     if band:
-        from rulekit.report.joint import band_line
+        from rulekit.report.joint import band_line, left_out_lines
 
         if band["comparable"]:
             console.print(like_for_like_table(band))
+        else:
+            for line in left_out_lines(band):
+                console.print(line)
         console.print(band_line(band))
         for name, values in (band.get("by") or {}).items():
             console.print(by_like_for_like_table(band, name, values))
