@@ -216,8 +216,9 @@ _input_options = [
 
 
 def input_options(fn):
-    """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict and --count-unreadable; warnings are
-    collected from the start of the command (strict: raised as errors) and printed on stderr at its end."""
+    """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict, --count-unreadable;
+    warnings are collected from the start of the command (strict: raised as errors) and printed on stderr at
+    its end."""
     @functools.wraps(fn)
     def wrapper(*args, strict: bool = False, **kwargs):
         from rulekit.core.errors import WARNINGS

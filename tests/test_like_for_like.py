@@ -167,7 +167,8 @@ def test_the_sample_band_is_like_for_like():
     by = {r["ruleset"]: r for r in payload["results"]}
     band = payload["band"]
     assert band["n"] == 307 and band["comparable"] is True
-    mc = {name: by[name]["metrics"]["by_question_type"]["multiple-choice"]["accuracy"] for name in ("lmms-eval", "mmmu")}
+    mc = {name: by[name]["metrics"]["by_question_type"]["multiple-choice"]["accuracy"]
+          for name in ("lmms-eval", "mmmu")}
     assert band["accuracy"] == {"vlmevalkit": by["vlmevalkit"]["metrics"]["accuracy"], **mc}
     assert (round(100 * band["min"], 2), round(100 * band["max"], 2)) == (35.50, 41.04)
     assert band["left_out"] == {"vlmevalkit": {"n": 0, "why": {}},
@@ -219,7 +220,8 @@ def test_nothing_in_common_means_no_band(tmp_path):
     diff = run("diff", "-r", "vlmevalkit", "-r", "mmevalpro", data, "--format", "json")
     summary = json.loads(diff.stdout)["summary"]
     assert summary["comparable"] is False and summary["mcnemar_p"] is None and summary["delta"] is None
-    assert summary["left_out"]["b"] == {"n": 4, "why": {"unreadable by vlmevalkit (multiple-choice without options)": 4}}
+    assert summary["left_out"]["b"] == {"n": 4, "why": {
+        "unreadable by vlmevalkit (multiple-choice without options)": 4}}
     text = run("diff", "-r", "vlmevalkit", "-r", "mmevalpro", data).stdout
     assert "cannot compare: no record was scored by both vlmevalkit and mmevalpro" in " ".join(text.split())
 

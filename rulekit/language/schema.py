@@ -93,7 +93,7 @@ class Section(Word):
     `needs-options: true|false` says whether the multiple-choice section can read a record that has
     no options and gets no letters from `letters-if-missing` / `letters-at-least`. Such a record is
     decided `unreadable` (no step runs, no judge is asked, no letter is drawn) and left out of
-    accuracy unless `--count-unreadable` is given. Left out, a section needs options when its
+    accuracy unless `--count-unreadable` is given. Without the key, a section needs options when its
     compare is `letter` (it answers with one of the record's option letters: VLMEvalKit's
     can_infer, lmms-eval's parser); a section that reads the whole reply or fixed letters
     (`mmevalpro`, Atropos' `A-D`) reads such records. Open sections ignore it."""

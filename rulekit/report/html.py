@@ -120,8 +120,8 @@ def eval_page(results: list, data: dict) -> str:
             *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
             "<h2>Who decided</h2>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
     if band and not band["comparable"]:
-        body += ["<h2>Like for like</h2>", "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band)) + "</ul>",
-                 f"<p><b>{esc(band_line(band))}</b></p>"]
+        items = "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band))
+        body += ["<h2>Like for like</h2>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
     elif band:
         body += [f"<h2>Like for like: the {band['n']:,} records every ruleset scored</h2>",
                  table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],

@@ -67,13 +67,24 @@ def why_left_out(results: list[Result], t: tuple) -> str:
 
 def _figures(results: list[Result], bits: list[bytes], seed: int) -> dict:
     """Accuracy and bootstrap CI per ruleset on the same records (`bits`: 1/0 per record), and the band."""
-    n = len(bits[0]) if bits else 0
-    accuracy = {r.ruleset: (b.count(RIGHT) / n if n else None) for r, b in zip(results, bits)}
-    ci = {r.ruleset: (tuple(bootstrap_ci(list(b), seed)) if n else (None, None)) for r, b in zip(results, bits)}
+    return _figures_of(results, [(b.count(RIGHT), len(b)) for b in bits], seed)
+
+
+def _figures_of(results: list[Result], counts: list[tuple[int, int]], seed: int | None) -> dict:
+    """`_figures` from (right, n) per ruleset: a bootstrap of 1/0 scores depends on their counts only
+    (`metrics.stats`: a multinomial over the distinct values), so no per-record list is needed. With
+    `seed` None, no CI (the `--by` values: one bootstrap per value and ruleset would cost more than the run)."""
+    n = counts[0][1] if counts else 0
+    accuracy = {r.ruleset: (right / n if n else None) for r, (right, _) in zip(results, counts)}
+    ci = {r.ruleset: (tuple(bootstrap_ci([1.0] * right + [0.0] * (n - right), seed)) if n else (None, None))
+          for r, (right, _) in zip(results, counts)} if seed is not None else None
     values = [a for a in accuracy.values() if a is not None]
     lo, hi = (min(values), max(values)) if values else (None, None)
-    return {"n": n, "comparable": n > 0, "min": lo, "max": hi, "spread": hi - lo if values else None,
-            "accuracy": accuracy, "ci": ci}
+    out = {"n": n, "comparable": n > 0, "min": lo, "max": hi, "spread": hi - lo if values else None,
+           "accuracy": accuracy}
+    if ci is not None:
+        out["ci"] = ci
+    return out
 
 
 def compare(results: list[Result], seed: int) -> dict:
@@ -87,7 +98,7 @@ def compare(results: list[Result], seed: int) -> dict:
     counts, per ruleset, the records it scored that are not among them, by reason. `own` is each
     ruleset's accuracy and CI on all the records it scored (its headline). With `Result.keys` (`eval
     --by`), `by[field][value]` holds the same figures on that value's records, and its `left_out` counts
-    every record of the value outside the comparison (`{"n", "why"}`). CIs are bootstraps seeded with
+    every record of the value outside the comparison (`{"n", "why"}`; no CI per value). CIs are bootstraps seeded with
     `seed`; everything is computed from exact counts, so the numbers do not depend on record order.
     """
     own = {}
@@ -121,27 +132,29 @@ def compare(results: list[Result], seed: int) -> dict:
 
 
 def _by(results: list[Result], statuses: list[bytes], mask: bytes, why: dict, seed: int) -> dict:
-    """The comparison per value of each `--by` field (`Result.keys`)."""
-    keys = results[0].keys
-    if keys is None or not results or any(len(rows) != len(mask) for rows in keys.rows):
+    """The comparison per value of each `--by` field (`Result.keys`), from counts of (value, statuses)."""
+    keys = results[0].keys if results else None
+    if keys is None or any(len(rows) != len(mask) for rows in keys.rows):
         return {}
     out: dict[str, dict] = {}
     flip = mask.translate(_FLIP)
     for j, name in enumerate(keys.fields):
         labels, rows = keys.labels(j), keys.rows[j]
-        per_value: list[list[bytearray]] = [[bytearray() for _ in results] for _ in labels]
-        for key, *t in compress(zip(rows, *statuses), mask):
+        k = len(results)
+        right = [[0] * k for _ in labels]  # per value: records right, per ruleset, among those all scored
+        common = [0] * len(labels)
+        for (key, *t), count in Counter(compress(zip(rows, *statuses), mask)).items():
+            common[key] += count
             for i, s in enumerate(t):
-                per_value[key][i].append(s)
-        outside: Counter = Counter(compress(zip(rows, zip(*statuses)), flip))
+                if s == RIGHT:
+                    right[key][i] += count
+        reasons: list[Counter] = [Counter() for _ in labels]
+        for (key, t), count in Counter(compress(zip(rows, zip(*statuses)), flip)).items():
+            reasons[key][why.get(t) or why_left_out(results, t)] += count
         table = {}
         for key, label in enumerate(labels):
-            figures = _figures(results, [bytes(b) for b in per_value[key]], seed)
-            reasons = Counter()
-            for (k, t), count in outside.items():
-                if k == key:
-                    reasons[why.get(t) or why_left_out(results, t)] += count
-            figures["left_out"] = {"n": sum(reasons.values()), "why": dict(reasons.most_common())}
+            figures = _figures_of(results, [(r, common[key]) for r in right[key]], None)
+            figures["left_out"] = {"n": sum(reasons[key].values()), "why": dict(reasons[key].most_common())}
             table[label] = figures
         out[name.removeprefix("meta.")] = table
     return out

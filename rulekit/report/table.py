@@ -175,8 +175,8 @@ def results_markdown(results: list[Result], band: dict | None = None) -> str:
         lines += ["", f"**Like for like: the {band['n']:,} records every ruleset scored**", "",
                   "| ruleset | n | accuracy % | 95% CI | own records left out |", "|---|---:|---:|---:|---|"]
         for name in band["rulesets"]:
-            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | {ci_text(band['ci'].get(name))} | "
-                         f"{left_out_text(band['left_out'].get(name, {}))} |")
+            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | "
+                         f"{ci_text(band['ci'].get(name))} | {left_out_text(band['left_out'].get(name, {}))} |")
         lines += ["", band_line(band)]
         for field, values in (band.get("by") or {}).items():
             lines += ["", f"**Like for like by {field}** (per {field}, the records every ruleset scored)", "",
@@ -184,8 +184,8 @@ def results_markdown(results: list[Result], band: dict | None = None) -> str:
                       "|---|---:|" + "---:|" * len(band["rulesets"]) + "---:|---|"]
             for value, f in values.items():
                 spread = pct(f["spread"])
-                lines.append(f"| {value} | {f['n']} | " + " | ".join(pct(f["accuracy"].get(rs)) for rs in band["rulesets"])
-                             + f" | {spread} | {left_out_text(f['left_out'])} |")
+                shares = " | ".join(pct(f["accuracy"].get(rs)) for rs in band["rulesets"])
+                lines.append(f"| {value} | {f['n']} | {shares} | {spread} | {left_out_text(f['left_out'])} |")
     return "\n".join(lines)
 
 

@@ -435,7 +435,8 @@ class RulesetRun:
                       unreadable=acc.unreadable, count_unreadable=self.count_unreadable)
 
 
-def finish_results(runs: list[RulesetRun], seed: int | None, audit: InputAudit, keys: RecordKeys | None) -> list[Result]:
+def finish_results(runs: list[RulesetRun], seed: int | None, audit: InputAudit,
+                   keys: RecordKeys | None) -> list[Result]:
     """Every run's Result, with what the run saw of the input: the unreadable records per benchmark, the
     `--by` values per record."""
     results = [run.result(seed) for run in runs]

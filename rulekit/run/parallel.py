@@ -335,7 +335,8 @@ def _input_bytes(paths: list[str]) -> int:
 
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
-                    fixed: bool = False, count_unreadable: bool = False, compare_by: list | None = None) -> list[Result]:
+                    fixed: bool = False, count_unreadable: bool = False,
+                    compare_by: list | None = None) -> list[Result]:
     global _JOB
     runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir), count_unreadable=count_unreadable)
             for rs in rulesets]
