@@ -120,10 +120,11 @@ class Batch:
 UNREADABLE_REASON = "multiple-choice without options"
 
 
-def unreadable(record: Record) -> Decision:
+def unreadable(record: Record, trace: list | None = None) -> Decision:
     """Outcome `unreadable`: a multiple-choice record without options, for a section that reads option
-    letters (`CompiledSection.needs_options`). Decided before any step: no judge is asked, no letter drawn."""
-    return Decision(record.id, None, None, 0.0, "unreadable", None, reason=UNREADABLE_REASON,
+    letters (`CompiledSection.needs_options`). Decided before any step (its trace, when asked, is empty):
+    no judge is asked, no letter drawn."""
+    return Decision(record.id, None, None, 0.0, "unreadable", None, trace=trace, reason=UNREADABLE_REASON,
                     message="a multiple-choice record without options: this ruleset answers with one of the "
                             "record's option letters (`letters-if-missing` gives a ruleset letters of its own)")
 
@@ -194,7 +195,7 @@ class Evaluator:
         if section is None:
             return None
         if section.needs_options and not record.choices:
-            return unreadable(record)
+            return unreadable(record, [] if trace else None)
         traces: list[StepTrace] | None = [] if trace else None
         if isinstance(record.response, str) and len(record.response) > self.max_chars:
             return Decision(record.id, None, None, 0.0, "error", None,
