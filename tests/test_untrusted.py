@@ -303,7 +303,7 @@ def test_a_worker_holds_little_per_record(tmp_path):
 
     path = tmp_path / "tiny.jsonl"
     _records(path, [_row(i) for i in range(20_000)])
-    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True)
+    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True, False, [])
     try:
         tracemalloc.start()
         part = parallel._decide_chunk(parallel.Chunk(str(path), 0, path.stat().st_size))
@@ -371,8 +371,11 @@ def test_strict_makes_a_warning_an_error_and_writes_nothing(tmp_path):
 
 
 def test_errors_are_summarized_by_reason(tmp_path):
+    long = dict(_row(3), response="x" * 50)
     data = _records(tmp_path / "in.jsonl", [_row(1), {"id": "2", "response": "x", "question_type": "multiple-choice",
-                                                      "answer": "A"}])
-    result = CliRunner().invoke(main, ["eval", "-r", "lmms-eval", data])
+                                                      "answer": "A"}, long])
+    result = CliRunner().invoke(main, ["eval", "-r", "lmms-eval", data, "--max-chars", "40"])
     assert result.exit_code == 0
-    assert "lmms-eval: errors by reason: 1 no options to draw from" in result.stdout
+    assert "lmms-eval: errors by reason: 1 reply over --max-chars" in result.stdout
+    # a record without options is not an error: lmms-eval cannot read it (outcome unreadable, left out)
+    assert "lmms-eval: 1 unreadable (multiple-choice without options), left out of n and accuracy" in result.stdout

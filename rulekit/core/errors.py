@@ -65,7 +65,8 @@ ERROR_CODES = {
     "W304": "lint: upper-case `{letter}` patterns looked for in lowercased text",
     "W310": "input: a record id appears more than once (each occurrence is scored)",
     "W311": "input: records without a gold answer (scored wrong)",
-    "W312": "input: multiple-choice records without options (no letter can be matched)",
+    "W312": "input: multiple-choice records without options that a chosen ruleset cannot read (outcome "
+            "`unreadable`, left out of its accuracy unless --count-unreadable)",
     "W313": "input: spreadsheet cells holding a formula with no cached value (read as empty)",
     "W320": "run: records stopped by a regex time limit (each one `error`; counted per ruleset and step)",
 }

@@ -118,6 +118,18 @@ class Batch:
         return len(self.decisions)
 
 
+UNREADABLE_REASON = "multiple-choice without options"
+
+
+def unreadable(record: Record, trace: list | None = None) -> Decision:
+    """Outcome `unreadable`: a multiple-choice record without options, for a section that reads option
+    letters (`CompiledSection.needs_options`). Decided before any step (its trace, when asked, is empty):
+    no judge is asked, no letter drawn."""
+    return Decision(record.id, None, None, 0.0, "unreadable", None, trace=trace, reason=UNREADABLE_REASON,
+                    message="a multiple-choice record without options: this ruleset answers with one of the "
+                            "record's option letters (`letters-if-missing` gives a ruleset letters of its own)")
+
+
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
@@ -184,6 +196,8 @@ class Evaluator:
         section = self.ruleset.sections.get(record.question_type)
         if section is None:
             return None
+        if section.needs_options and not record.choices:
+            return unreadable(record, [] if trace else None)
         traces: list[StepTrace] | None = [] if trace else None
         response = record.response
         if not isinstance(response, str) and (isinstance(response, bool) or not isinstance(response, numbers.Real)):

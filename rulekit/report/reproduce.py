@@ -928,7 +928,7 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
                     out.append((None, f"`{rs.name}` would ask the judge about {len(missing)} rows the sheet "
                                       f"has no judge reply for (first: {missing[0]})"))
                 else:
-                    out.append((evaluate([rs], records, keep=True)[0], None))
+                    out.append((evaluate([rs], records, keep=True, count_unreadable=True)[0], None))
         finally:
             configure()
     return out
@@ -953,6 +953,7 @@ class Row:
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
+    fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -964,7 +965,8 @@ class Row:
                 "metric": self.metric, "split": self.split, "reported": self.reported,
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
-                **({"report": self.report} if self.report else {})}
+                **({"report": self.report} if self.report else {}),
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}
 
 
 def _mean(values: list) -> float | None:
@@ -1115,7 +1117,8 @@ def score_artifact(art: Artifact) -> Scored:
     rulesets = [load_ruleset(name) for name in family.rulesets if name not in family.judged]
     by_name = {rs.name: rs for rs in rulesets}
     records = kept_records(art.predictions, dict(family.fields) or None)
-    results = evaluate(rulesets, records, keep=True) if rulesets else []
+    # a framework's number counts every row: one a ruleset cannot read (no options) is counted wrong, as there
+    results = evaluate(rulesets, records, keep=True, count_unreadable=True) if rulesets else []
     records = results[0].records if results else records
     never: set[str] = set()
     grades: dict[str, str] | None = None
@@ -1250,7 +1253,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name))
+                        art.report.name, result.fingerprint))
     return rows
 
 
