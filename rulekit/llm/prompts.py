@@ -6,6 +6,7 @@ A style says how one question becomes the user message (and an optional system m
 prompt: vlmevalkit-mcq
 system: null                                  # optional system message
 images: before                                # before | after | none: where images go
+which-images: all                             # all | first | mentioned: which of the item's images
 max-tokens: 16                                # optional default for `rulekit generate`
 options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
@@ -26,7 +27,12 @@ unknown name is an error when the style is loaded. Variables: `question`, `optio
 (grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
 every other prompt, so a generation prompt never sees it), `meta.NAME` (a field of the record's
 `meta`, empty when absent: MathVerse grades with the dataset's `question_for_eval`) and the style's
-`vars`.
+`vars`, and `options-in-question` ("yes" when the item's options were read out of its question text,
+as MMStar's release writes them: an original that shows only option columns shows none there).
+
+`which-images`: `all` the item's images in column order; `first` only the first (Atropos' SEED-Bench-2
+sends `image[0]` of the row's list); `mentioned` the `image_N` columns the question or options name as
+`<image N>`, in number order, or all when none is named (lmms-eval's MMMU).
 """
 from __future__ import annotations
 
@@ -42,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rulekit.core.errors import Loc, RulesetError, UsageError
 from rulekit.core.resources import resource_dir
 
-VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold")
+VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold", "options-in-question")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(meta\.[A-Za-z0-9_][A-Za-z0-9_-]*|[A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
 
 
@@ -93,6 +99,7 @@ class PromptStyle(_Word):
     reproduces: Source | None = None
     system: str | None = None
     images: Literal["before", "after", "none"] = "before"
+    which_images: Literal["all", "first", "mentioned"] = "all"
     max_tokens: int | None = None
     options: OptionFormat = OptionFormat()
     vars: dict[str, str] = {}
@@ -124,7 +131,7 @@ class Prompt:
         # (`reply` likewise only when not the default)
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
             set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
-            set() if style.fill else {"fill"}))
+            set() if style.fill else {"fill"}) | (set() if style.which_images != "all" else {"which-images"}))
         for section in ("multiple-choice", "open"):  # a part without `equals` keeps the fingerprint it had
             for part in dumped.get(section) or []:
                 if isinstance(part, dict) and part.get("equals") is None:
@@ -166,11 +173,13 @@ class Prompt:
         return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
-                  prediction: str | None = None, gold: str | None = None, meta: dict | None = None) -> dict[str, str]:
+                  prediction: str | None = None, gold: str | None = None, meta: dict | None = None,
+                  options_in_question: bool = False) -> dict[str, str]:
         """The substitution mapping for one item (all values are strings; `meta.NAME` from `meta`)."""
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
                    letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
+        out["options-in-question"] = "yes" if options_in_question else ""
         for name, value in (meta or {}).items():
             out[f"meta.{name}"] = "" if value is None else str(value)
         for name, pairs in self.style.replace.items():
@@ -185,7 +194,7 @@ class Prompt:
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
                hint: str | None = None, prediction: str | None = None, gold: str | None = None,
-               meta: dict | None = None) -> Message:
+               meta: dict | None = None, options_in_question: bool = False) -> Message:
         """The message for one item; a multiple-choice item without options uses the `open` parts."""
         parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
         if question_type == "multiple-choice" and not choices and self.style.open:
@@ -193,7 +202,7 @@ class Prompt:
         if not parts:
             raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
                              help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
-        values = self.variables(question, choices, hint, prediction, gold, meta)
+        values = self.variables(question, choices, hint, prediction, gold, meta, options_in_question)
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
@@ -203,6 +212,22 @@ class Prompt:
                 continue
             text.append(substitute(part.text, values))
         return Message(self.style.system, "".join(text), self.style.images)
+
+
+    def pick_images(self, names: list[str], question: str | None, choices: dict[str, str] | None) -> list[int]:
+        """Which of an item's images (by their column names, e.g. "image_2", in order) the prompt sends:
+        their positions in the item's list (see `which-images`)."""
+        if self.style.images == "none" or not names:
+            return []
+        if self.style.which_images == "first":
+            return [0]
+        if self.style.which_images == "mentioned":
+            text = (question or "") + " " + " ".join((choices or {}).values())
+            wanted = sorted({int(n) for n in re.findall(r"<image (\d+)>", text)})
+            at = {name: i for i, name in enumerate(names)}
+            picked = [at[f"image_{n}"] for n in wanted if f"image_{n}" in at]
+            return picked or list(range(len(names)))
+        return list(range(len(names)))
 
 
 def _names(template: str) -> list[str]:
