@@ -58,7 +58,7 @@ class Item:
     images: list = field(default_factory=list)   # PIL images, image bytes or image file paths
     meta: dict = field(default_factory=dict)
     image_names: list = field(default_factory=list)  # each image's column ("image_2"), for `which-images`
-    options_in_question: bool = False                 # the options were read out of the question text
+    options_source: str = ""                          # where the options were read (prompts' `options-source`)
 
     def record(self) -> dict:
         """The output record (our JSONL schema) without `response`, `model` and generation meta."""
@@ -112,17 +112,23 @@ def map_rows(rows: Iterable[dict], layout: str, split: str | None, source: str =
         try:
             for m in map_row(spec, row, i, split, base):
                 yield Item(m.id, m.question_type, m.question, m.choices, m.answer, m.benchmark, m.hint,
-                           m.images, m.meta, m.image_names, options_in_question=_options_in_question(spec))
+                           m.images, m.meta, m.image_names, options_source=_options_source(spec))
         except (KeyError, ValueError, SyntaxError, TypeError, IndexError) as exc:
             raise InputError(f"row {i} does not fit the `{name}` layout: {exc}",
                              Loc(source, 0, 0), code="E300") from None
 
 
-def _options_in_question(spec) -> bool:
-    from rulekit.generate.layouts import TextOptions
+def _options_source(spec) -> str:
+    """`columns`, `list:COLUMN` or `text:COLUMN`: where a layout reads options (a prompt's `options-source`)."""
+    from rulekit.generate.layouts import ColumnOptions, ListOptions, TextOptions
 
-    return isinstance(spec.options, TextOptions) and spec.options.text in (
-        [spec.question] if isinstance(spec.question, str) else spec.question if isinstance(spec.question, list) else [])
+    if isinstance(spec.options, ColumnOptions):
+        return "columns"
+    if isinstance(spec.options, ListOptions):
+        return f"list:{spec.options.list_}"
+    if isinstance(spec.options, TextOptions):
+        return f"text:{spec.options.text}"
+    return ""
 
 
 def detect_layout(row: dict) -> str:
@@ -134,7 +140,8 @@ def detect_layout(row: dict) -> str:
 
 def _tsv_rows(path: Path) -> Iterable[dict]:
     """A VLMEvalKit TSV's rows, read as VLMEvalKit reads them (`pd.read_csv(sep="\t")`: empty cells NaN,
-    numbers inferred)."""
+    numbers inferred) and prepared as ImageBaseDataset.__init__ does: rows without an image dropped, and
+    an `image` of at most 64 characters is the index of the row whose image it shares."""
     import pandas as pd
 
     try:
@@ -142,7 +149,18 @@ def _tsv_rows(path: Path) -> Iterable[dict]:
     except (ValueError, OSError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot read {path} as a TSV: {exc}".splitlines()[0], Loc(str(path), 0, 0),
                          code="E301") from None
-    return frame.to_dict("records")
+    rows = frame.to_dict("records")
+    if rows and "image" in rows[0]:
+        rows = [r for r in rows if not (isinstance(r["image"], float) and r["image"] != r["image"])]
+        images = {str(r.get("index")): str(r["image"]) for r in rows}
+        for r in rows:
+            ref = str(r["image"])
+            if 0 < len(ref) <= 64:
+                if len(images.get(ref, "")) <= 64:
+                    raise InputError(f"row {r.get('index')}: `image` {ref!r} names no row with an image",
+                                     Loc(str(path), 0, 0), code="E300")
+                r["image"] = images[ref]
+    return rows
 
 
 # ---------------------------------------------------------------- sources

@@ -106,6 +106,12 @@ class Column(_Word):
     option_letter: bool = False
 
 
+class Constant(_Word):
+    """`meta: {mode: {value: descriptive}}`: the same value for every item."""
+
+    value: Union[str, int, float, bool]
+
+
 class IdFormat(_Word):
     """`id: {format: "{category}_{question_id}"}`: columns written into a text (`{{`/`}}` are braces)."""
 
@@ -142,8 +148,9 @@ class ListOptions(_Word):
 
 class TextOptions(_Word):
     """`options: {text: C, start: S, end: E, label: "{letter}: ", separator: ", "}`: options written in a
-    text, after the first `start` (else from the text's start) up to the first `end` after them (else to
-    its end); `{lower}` in `label` is the letter in lower case."""
+    text, from the first `start` that the first option's label follows (without `start`: the text must
+    begin with that label) up to the first `end` after them (else to its end), cut at each `separator`
+    followed by the next letter's label; `{lower}` in `label` is the letter in lower case."""
 
     text: str
     start: Optional[str] = None
@@ -202,7 +209,8 @@ class Layout(_Word):
     options: Union[ColumnOptions, ListOptions, TextOptions, None] = None
     answer: Union[str, Answer, None] = None
     images: Union[list[str], Images] = []
-    meta: dict[str, Union[str, Column]] = {}
+    meta: dict[str, Union[str, Column, Constant]] = {}
+    other_columns: Literal["drop", "meta"] = "drop"
 
     @model_validator(mode="after")
     def _check(self) -> "Layout":
@@ -274,6 +282,8 @@ def features(layout: Layout):
     def build(spec: Any):
         if isinstance(spec, dict):
             return {k: build(v) for k, v in spec.items()}
+        if isinstance(spec, list):
+            return datasets.Sequence(build(spec[0]))
         if spec.startswith("["):
             return datasets.Sequence(build(spec[1:-1]))
         if spec == "image":
@@ -283,19 +293,26 @@ def features(layout: Layout):
 
 
 def detect(row: dict, candidates: list[str] | None = None) -> str | None:
-    """The built-in layout whose `detect` columns (default: every feature) a row has, the most specific
-    first (most columns); None when none fits or two fit equally."""
+    """The built-in layout a row's columns fit: of those whose `detect` columns (default: every feature)
+    the row has, the one whose features are most like the row's columns (the share of columns in both,
+    of columns in either); None when none fits. Two that fit equally well are a UsageError naming them
+    (give `--layout`)."""
     cols = set(row)
-    best: list[tuple[int, str]] = []
+    scored: list[tuple[float, str]] = []
     for name in candidates if candidates is not None else builtin_layouts():
         layout = load_layout(name)
         needed = set(layout.detect if layout.detect is not None else layout.features)
         if needed and needed <= cols:
-            best.append((len(needed), name))
-    best.sort(reverse=True)
-    if not best or (len(best) > 1 and best[0][0] == best[1][0]):
+            have = set(layout.features) | needed
+            scored.append((len(have & cols) / len(have | cols), name))
+    scored.sort(key=lambda x: -x[0])
+    if not scored:
         return None
-    return best[0][1]
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        tied = [n for score, n in scored if score == scored[0][0]]
+        raise UsageError(f"the data's columns fit the layouts {', '.join(tied)} equally well",
+                         help="choose one with --layout", code="E400")
+    return scored[0][1]
 
 
 # ---------------------------------------------------------------- mapping
@@ -421,10 +438,42 @@ def _map_one(layout: Layout, r: _Row, index: int, split: str | None, base: Path 
         value = _column_value(layout, spec, r)
         if not blank(value) and not (isinstance(value, (list, dict)) and not value):
             meta[key] = _plain(value)
+    if layout.other_columns == "meta":
+        for key in _unmapped(layout, r.row):
+            value = r.row[key]
+            if not blank(value) and not isinstance(value, (bytes, bytearray)) and not _is_image(value):
+                meta.setdefault(key, _plain(value))
     if qtype == OPEN and choices:
         meta.setdefault("options", list(choices.values()))
     return Mapped(id=rid, question_type=qtype, question=question, choices=choices_out, answer=answer,
                   benchmark=layout.benchmark, hint=hint, images=images, image_names=names, meta=meta)
+
+
+def _is_image(value: Any) -> bool:
+    return hasattr(value, "getpixel") or (isinstance(value, dict) and "bytes" in value)
+
+
+def _unmapped(layout: Layout, row: dict) -> list[str]:
+    """The row's columns the layout reads for no field (`other-columns: meta` keeps them in meta)."""
+    used: set[str] = set()
+
+    def add(spec: Any) -> None:
+        if isinstance(spec, str):
+            used.add(spec.split(".")[0])
+        elif isinstance(spec, list):
+            for x in spec:
+                add(x)
+        elif isinstance(spec, dict):
+            for x in spec.values():
+                add(x)
+        elif isinstance(spec, BaseModel):
+            for name in ("column", "columns", "list_", "text", "when"):
+                if hasattr(spec, name):
+                    add(getattr(spec, name))
+    for spec in (layout.id, layout.question, layout.hint, layout.options, layout.answer, layout.images,
+                 layout.meta, layout.question_type):
+        add(spec)
+    return [k for k in row if k not in used]
 
 
 def _plain(value: Any) -> Any:
@@ -438,9 +487,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _column_value(layout: Layout, spec: Union[str, Column], r: _Row) -> Any:
+def _column_value(layout: Layout, spec: Union[str, Column, Constant], r: _Row) -> Any:
     if isinstance(spec, str):
         return r.get(spec)
+    if isinstance(spec, Constant):
+        return spec.value
     value = r.get(spec.column)
     if spec.lookup is not None and not blank(value):
         value = layout.tables[spec.lookup].get(_text(value), value)
@@ -525,19 +576,18 @@ def _options(spec: Any, r: _Row) -> dict[str, str] | None:
     if blank(text):
         return None
     text = str(text)
-    if spec.start is not None:
-        at = text.find(spec.start)
-        if at < 0:
-            return None
-        text = text[at + len(spec.start):]
-    if spec.end is not None and spec.end in text:
-        text = text[:text.find(spec.end)]
-
     def label(i: int) -> str:
         return spec.label.replace("{letter}", LETTERS[i]).replace("{lower}", LETTERS[i].lower())
     first = label(0)
-    if not text.startswith(first):
+    if spec.start is not None:  # the options begin at the first `start` that the first label follows
+        at = text.find(spec.start + first)
+        if at < 0:
+            return None
+        text = text[at + len(spec.start):]
+    elif not text.startswith(first):
         return None
+    if spec.end is not None and spec.end in text:
+        text = text[:text.find(spec.end)]
     out, rest, i = {}, text[len(first):], 0
     while True:
         nxt = spec.separator + label(i + 1) if i + 1 < len(LETTERS) else None

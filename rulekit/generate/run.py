@@ -308,6 +308,6 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
 
 def _request(style: Prompt, item: Item) -> Request:
     message = style.render(item.question_type, item.question, item.choices, item.hint, meta=item.meta,
-                           options_in_question=item.options_in_question)
+                           options_source=item.options_source)
     names = item.image_names or [f"image[{n}]" for n in range(len(item.images))]
     return Request(message, [item.images[i] for i in style.pick_images(names, item.question, item.choices)])

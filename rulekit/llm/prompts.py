@@ -27,8 +27,10 @@ unknown name is an error when the style is loaded. Variables: `question`, `optio
 (grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
 every other prompt, so a generation prompt never sees it), `meta.NAME` (a field of the record's
 `meta`, empty when absent: MathVerse grades with the dataset's `question_for_eval`) and the style's
-`vars`, and `options-in-question` ("yes" when the item's options were read out of its question text,
-as MMStar's release writes them: an original that shows only option columns shows none there).
+`vars`, and `options-source`: where the item's options were read — `columns` (a column per option),
+`list:COLUMN` (a list column), `text:COLUMN` (written inside a text, as MMStar's question), empty when
+it has none. An original that shows options only from certain columns (Atropos' environments read
+columns A-F, or a `choices` key) is reproduced with `{if: options-source, equals: [columns, "list:choices"]}`.
 
 `which-images`: `all` the item's images in column order; `first` only the first (Atropos' SEED-Bench-2
 sends `image[0]` of the row's list); `mentioned` the `image_N` columns the question or options name as
@@ -48,7 +50,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rulekit.core.errors import Loc, RulesetError, UsageError
 from rulekit.core.resources import resource_dir
 
-VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold", "options-in-question")
+VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold", "options-source")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(meta\.[A-Za-z0-9_][A-Za-z0-9_-]*|[A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
 
 
@@ -62,13 +64,15 @@ class _Word(BaseModel):
 
 class Part(_Word):
     """One conditional piece of a template: `text`, written only when variable `if` is non-empty
-    (or, with `unless`, only when it is empty); with `equals: VALUE`, only when variable `if` is
-    exactly VALUE (DynaMath's judge instruction depends on `meta.answer_type`)."""
+    (or, with `unless`, only when it is empty); with `equals: VALUE` (or a list of values), only when
+    variable `if` is exactly VALUE (one of them: DynaMath's judge instruction depends on
+    `meta.answer_type`); with `differs: [VALUES]`, only when it is none of them, empty included."""
 
     text: str
     if_: str | None = None
     unless: str | None = None
-    equals: str | None = None
+    equals: str | list[str] | None = None
+    differs: list[str] | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
                               alias_generator=lambda n: "if" if n == "if_" else _dash(n))
@@ -136,6 +140,8 @@ class Prompt:
             for part in dumped.get(section) or []:
                 if isinstance(part, dict) and part.get("equals") is None:
                     part.pop("equals", None)
+                if isinstance(part, dict) and part.get("differs") is None:
+                    part.pop("differs", None)
         blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)
@@ -174,12 +180,12 @@ class Prompt:
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
                   prediction: str | None = None, gold: str | None = None, meta: dict | None = None,
-                  options_in_question: bool = False) -> dict[str, str]:
+                  options_source: str = "") -> dict[str, str]:
         """The substitution mapping for one item (all values are strings; `meta.NAME` from `meta`)."""
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
                    letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
-        out["options-in-question"] = "yes" if options_in_question else ""
+        out["options-source"] = (options_source or "columns") if choices else ""  # our records: letter → text, as columns
         for name, value in (meta or {}).items():
             out[f"meta.{name}"] = "" if value is None else str(value)
         for name, pairs in self.style.replace.items():
@@ -194,7 +200,7 @@ class Prompt:
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
                hint: str | None = None, prediction: str | None = None, gold: str | None = None,
-               meta: dict | None = None, options_in_question: bool = False) -> Message:
+               meta: dict | None = None, options_source: str = "") -> Message:
         """The message for one item; a multiple-choice item without options uses the `open` parts."""
         parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
         if question_type == "multiple-choice" and not choices and self.style.open:
@@ -202,11 +208,15 @@ class Prompt:
         if not parts:
             raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
                              help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
-        values = self.variables(question, choices, hint, prediction, gold, meta, options_in_question)
+        values = self.variables(question, choices, hint, prediction, gold, meta, options_source)
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
-            if part.if_ and (not values.get(part.if_) if part.equals is None else values.get(part.if_) != part.equals):
+            if part.differs is not None:
+                if values.get(part.if_ or "", "") in part.differs:
+                    continue
+            elif part.if_ and (not values.get(part.if_) if part.equals is None else
+                               values.get(part.if_) not in ([part.equals] if isinstance(part.equals, str) else part.equals)):
                 continue
             if part.unless and values.get(part.unless):
                 continue

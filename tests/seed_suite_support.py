@@ -1,0 +1,105 @@
+"""Tiny local copies of the seed suite's benchmark releases, for the layout, prompt and end-to-end tests
+and for the harness that runs the original prompt builders (tests/fidelity/seed_prompts/harness.py).
+
+`tests/fixtures/seed_suite/rows.json` holds, per layout, a few rows in the release's schema, written as
+JSON with images as markers: {"__image__": "red"} a decoded image (16x16, one colour), {"__png__": "red"}
+its PNG bytes (a `binary` column), {"__b64__": "red"} its PNG bytes as base64 text (a TSV's `image`),
+{"__file__": "images/1.png", "color": "red"} a file written beside the data with the path as the value.
+`build(layout, folder)` writes them as the release is read — a `save_to_disk` folder with the layout's
+Features (Image columns included), a data.jsonl with its image files, or a VLMEvalKit TSV — and
+returns what to pass as `--data`.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures" / "seed_suite"
+COLORS = {"red": (255, 0, 0), "green": (0, 160, 0), "blue": (0, 0, 255), "yellow": (255, 220, 0),
+          "white": (255, 255, 255), "black": (0, 0, 0), "purple": (128, 0, 160), "orange": (255, 140, 0),
+          "gray": (128, 128, 128), "cyan": (0, 200, 200)}
+SIZE = (16, 16)
+
+
+def rows_spec() -> dict:
+    """Every layout's tiny rows, as written in rows.json."""
+    return json.loads((FIXTURES / "rows.json").read_text(encoding="utf-8"))
+
+
+def image(color: str):
+    """The 16x16 image of one colour a marker stands for."""
+    from PIL import Image
+
+    return Image.new("RGB", SIZE, COLORS[color])
+
+
+def png(color: str) -> bytes:
+    """Its PNG bytes."""
+    buf = io.BytesIO()
+    image(color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def identity(img) -> str:
+    """What a test compares of an image: its size and its (0, 0) pixel as RGB, "16x16 rgb(255,0,0)"."""
+    from PIL import Image
+
+    if isinstance(img, (bytes, bytearray)):
+        img = Image.open(io.BytesIO(img))
+    elif isinstance(img, str):
+        img = Image.open(img)
+    img = img.convert("RGB")
+    return "%dx%d rgb(%d,%d,%d)" % (*img.size, *img.getpixel((0, 0)))
+
+
+def materialize(value, folder: Path | None = None):
+    """A row value with its markers replaced by what they stand for."""
+    if isinstance(value, dict):
+        if "__image__" in value:
+            return image(value["__image__"])
+        if "__png__" in value:
+            return png(value["__png__"])
+        if "__b64__" in value:
+            return base64.b64encode(png(value["__b64__"])).decode()
+        if "__file__" in value:
+            assert folder is not None
+            path = folder / value["__file__"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(png(value["color"]))
+            return value["__file__"]
+        return {k: materialize(v, folder) for k, v in value.items()}
+    if isinstance(value, list):
+        return [materialize(v, folder) for v in value]
+    return value
+
+
+def build(layout: str, folder: Path, split: str | None = None) -> str:
+    """Write the layout's tiny rows under `folder` as its release is read; the path to give `--data`."""
+    import datasets
+
+    from rulekit.generate.layouts import features, load_layout
+
+    spec = rows_spec()[layout]
+    folder.mkdir(parents=True, exist_ok=True)
+    if spec.get("format") == "jsonl":
+        path = folder / "data.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for row in spec["rows"]:
+                f.write(json.dumps(materialize(row, folder), ensure_ascii=False) + "\n")
+        return str(path)
+    if spec.get("format") == "tsv":
+        import pandas as pd
+
+        path = folder / f"{spec.get('name', layout)}.tsv"
+        pd.DataFrame([materialize(r, folder) for r in spec["rows"]]).to_csv(path, sep="\t", index=False)
+        return str(path)
+    lay = load_layout(layout)
+    rows = [materialize(r, folder) for r in spec["rows"]]
+    columns = {k: [r.get(k) for r in rows] for k in lay.features}
+    ds = datasets.Dataset.from_dict(columns, features=features(lay))
+    split = split or spec.get("split") or (lay.source.split if lay.source else None) or "test"
+    out = folder / layout
+    datasets.DatasetDict({split: ds}).save_to_disk(str(out))
+    return str(out)
