@@ -103,3 +103,62 @@ def build(layout: str, folder: Path, split: str | None = None) -> str:
     out = folder / layout
     datasets.DatasetDict({split: ds}).save_to_disk(str(out))
     return str(out)
+
+
+class ChatServer:
+    """A loopback OpenAI-compatible server for tests that need no model: it keeps every chat request's
+    messages (`requests`) and answers each with `reply(messages)` (default: "The answer is A.")."""
+
+    def __init__(self, reply=None, model: str = "scripted"):
+        import http.server
+        import threading
+
+        outer = self
+        self.requests: list[list[dict]] = []
+        self.reply = reply or (lambda messages: "The answer is A.")
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _send(self, obj):
+                body = json.dumps(obj).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                self._send({"data": [{"id": model}]})
+
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                outer.requests.append(body["messages"])
+                self._send({"choices": [{"message": {"role": "assistant", "content": outer.reply(body["messages"])},
+                                         "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 5, "completion_tokens": 3}})
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        """Stop serving."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def request_content(messages: list[dict]) -> list[dict]:
+    """A chat request's user content as the prompt fixtures keep it (image parts by identity, text parts)."""
+    content = messages[-1]["content"]
+    if isinstance(content, str):
+        return [{"text": content}]
+    out = []
+    for part in content:
+        if part["type"] == "text":
+            out.append({"text": part["text"]})
+        else:
+            out.append({"image": identity(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))})
+    return out

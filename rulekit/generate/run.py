@@ -243,10 +243,12 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
              max_tokens: int | None = None, base_url: str | None = None, api_key: str | None = None,
              resume: bool = False, overwrite: bool = False, batch_size: int = 32, concurrency: int = 8,
              limit: int | None = None, chat: bool | None = None, engine_args: dict | None = None,
-             timeout: float = 300.0, progress: Any = None) -> Summary:
+             timeout: float = 300.0, progress: Any = None, backend: Any = None) -> Summary:
     """Generate a reply to every item not already in `output`; returns a Summary.
 
-    `progress(done, total, items_per_s, tokens_per_s)` is called after each batch."""
+    `progress(done, total, items_per_s, tokens_per_s)` is called after each batch. `backend` is an engine
+    or server backend to use (and leave open), or a callable that makes one when there is work (`rulekit
+    run` starts one engine for a list of benchmarks); None: one is made and closed here."""
     style = load_prompt(prompt)
     if sampling is None:
         sampling = Sampling(max_tokens=max_tokens or style.style.max_tokens or 128)
@@ -259,15 +261,16 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
         seen[item.id] = n
     out = OutputFile(output, resume=resume, overwrite=overwrite)
     todo = [it for it in items if it.id not in out.done]
-    backend: Any = None
+    shared, backend = backend, None
     start = time.perf_counter()
     generating = 0.0
     done = tokens_in = tokens_out = 0
     failed = True
     try:
-        if todo:
-            backend = (ServerBackend(base_url, model, api_key, chat, concurrency, timeout) if base_url
-                       else VLLMBackend(model, dict(engine_args or {}), chat))
+        if todo and shared is not None:
+            backend = shared() if callable(shared) else shared
+        elif todo:
+            backend = make_backend(model, base_url, api_key, chat, concurrency, timeout, engine_args)
         meta = {"model": getattr(backend, "model", None) or model, "backend": backend.name if backend else None,
                 "sampling": asdict(sampling), "prompt": style.name, "prompt_fingerprint": style.fingerprint}
         if base_url:
@@ -300,10 +303,18 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
         failed = False
     finally:
         out.close(failed)
-        if backend is not None:
+        if backend is not None and shared is None:
             backend.close()
     return Summary(len(items), len(items) - len(todo), done, time.perf_counter() - start, tokens_in, tokens_out,
                    str(output), out.repaired, generating)
+
+
+def make_backend(model: str, base_url: str | None = None, api_key: str | None = None, chat: bool | None = None,
+                 concurrency: int = 8, timeout: float = 300.0, engine_args: dict | None = None):
+    """The server backend for `base_url`, else vLLM's offline engine for `model`."""
+    if base_url:
+        return ServerBackend(base_url, model, api_key, chat, concurrency, timeout)
+    return VLLMBackend(model, dict(engine_args or {}), chat)
 
 
 def _request(style: Prompt, item: Item) -> Request:

@@ -95,24 +95,29 @@ def marked(text: str, spans: list, limit: int = 4000) -> str:
 # ---------------------------------------------------------------- eval
 def eval_page(results: list, data: dict) -> str:
     """`rulekit eval --format html`: accuracy and outcome bars per ruleset, then each metric table."""
+    return page("rulekit eval", eval_sections(results), data)
+
+
+def eval_sections(results: list, h: str = "h2") -> list[str]:
+    """The body of an eval page, its headings at level `h` (`rulekit run` nests them under a benchmark)."""
     rows, bars = [], []
     for r in results:
         m = r.metrics
         rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
                      *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"<code>{esc(r.fingerprint)}</code>"])
         bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES], r.n)])
-    body = ["<h2>Results</h2>",
+    body = [f"<{h}>Results</{h}>",
             table(["ruleset", "n", "accuracy %", *OUTCOMES, "fingerprint"], rows, set(range(1, 9))),
-            "<h2>Who decided</h2>", legend(OUTCOMES), table(["ruleset", "outcomes"], bars)]
+            f"<{h}>Who decided</{h}>", legend(OUTCOMES), table(["ruleset", "outcomes"], bars)]
     for r in results:
         for key, value in r.metrics.items():
             if key.startswith("by_") and isinstance(value, dict) and value and \
                     all(isinstance(v, dict) for v in value.values()):
                 names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
-                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}</h2>",
+                body += [f"<{h}>{esc(r.ruleset)}: by {esc(key[3:])}</{h}>",
                          table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
                                set(range(1, len(names) + 1)))]
-    return page("rulekit eval", body, data)
+    return body
 
 
 def _num(x: Any) -> str:
@@ -125,6 +130,11 @@ def _num(x: Any) -> str:
 def diff_page(report: dict, data: dict) -> str:
     """`rulekit diff --format html`: the summary, the flip plot (which step pairs flip how many records,
     coloured by who was right) and every disagreeing record shown, expandable with both sides' traces."""
+    return page(f"rulekit diff: {report['a']} vs {report['b']}", diff_sections(report), data)
+
+
+def diff_sections(report: dict, h: str = "h2", h3: str = "h3") -> list[str]:
+    """The body of a diff page, its headings at levels `h` and `h3`."""
     s = report["summary"]
     ci = s["bootstrap_ci"]
     summary = [["records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"],
@@ -139,10 +149,10 @@ def diff_page(report: dict, data: dict) -> str:
               esc(g["direction"].replace("_", " ")), str(g["count"]),
               bar([(g["direction"], g["count"])], top), f"{100 * g['contribution']:+.2f}"] for g in s["groups"]]
     body = [f"<p>A = <b>{esc(report['a'])}</b>, B = <b>{esc(report['b'])}</b></p>",
-            "<h2>Summary</h2>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
-            "<h2>Flips by deciding steps</h2>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
+            f"<{h}>Summary</{h}>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
+            f"<{h}>Flips by deciding steps</{h}>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
             table(["flip", "A step", "B step", "who is right", "records", "", "Δ points"], flips, {4, 6}),
-            "<h2>Disagreeing records</h2>"]
+            f"<{h}>Disagreeing records</{h}>"]
     examples = report.get("_examples") or {}
     by_id = {d["id"]: d for d in report["disagree"]}
     for g in s["groups"]:
@@ -158,9 +168,44 @@ def diff_page(report: dict, data: dict) -> str:
             items.append(f"<details><summary><code>{esc(rid)}</code>: A {esc(d['a_pred'])} / B {esc(d['b_pred'])}, "
                          f"gold {esc(ex['answer'])}</summary>{sides}</details>")
         more = g["count"] - len(items)
-        body.append(f"<h3>{esc(g['label'])} — {g['count']} records</h3>" + "".join(items)
+        body.append(f"<{h3}>{esc(g['label'])} — {g['count']} records</{h3}>" + "".join(items)
                     + (f'<p class="muted">{more} more (raise --show)</p>' if more > 0 else ""))
-    return page(f"rulekit diff: {report['a']} vs {report['b']}", body, data)
+    return body
+
+
+# ---------------------------------------------------------------- run
+def run_page(runs: list[dict], data: dict) -> str:
+    """`rulekit run`'s report.html: an overview (each benchmark's rulesets' accuracy side by side), then per
+    benchmark what was generated (model, prompt style, records), its results and, for two rulesets, where
+    they part (the diff). `runs`: [{"benchmark", "generation", "results", "diff", "notes"}]."""
+    names = []
+    for run in runs:
+        for r in run["results"]:
+            if r.ruleset not in names:
+                names.append(r.ruleset)
+    overview = []
+    for run in runs:
+        acc = {r.ruleset: r for r in run["results"]}
+        d = run.get("diff")
+        overview.append([f'<a href="#{esc(run["benchmark"])}">{esc(run["benchmark"])}</a>',
+                         str(run["generation"].get("records", "—")),
+                         " / ".join(f"{esc(r.ruleset)} {pct(r.metrics.get('accuracy'))}" for r in run["results"]) or "—",
+                         "—" if not d else f"{d['summary']['disagree']}",
+                         "—" if not d else pct(d["summary"]["delta"])])
+    body = ["<h2>Overview</h2>",
+            table(["benchmark", "records", "accuracy % per ruleset", "disagree", "Δ points (A − B)"], overview, {1, 3, 4})]
+    for run in runs:
+        g = run["generation"]
+        body.append(f'<h2 id="{esc(run["benchmark"])}">{esc(run["benchmark"])}</h2>')
+        body.append(table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in g.items())))
+        if run.get("notes"):
+            body.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in run["notes"]) + "</ul>")
+        if run["results"]:
+            body += eval_sections(run["results"], h="h3")
+        if run.get("diff"):
+            body.append(f"<h3>Where they part: A = {esc(run['diff']['a'])}, B = {esc(run['diff']['b'])}</h3>")
+            body += diff_sections(run["diff"], h="h4", h3="h5")
+    return page("rulekit run", body, data)
 
 
 # ---------------------------------------------------------------- reproduce
