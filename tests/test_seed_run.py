@@ -87,3 +87,15 @@ def test_run_with_vlmevalkit_prompts_and_a_judge_ruleset_without_a_judge(server,
 def test_run_names_an_unknown_benchmark(tmp_path):
     res = invoke("run", "MMStr", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-o", tmp_path / "x")
     assert res.exit_code == 2 and "did you mean `MMStar`" in res.output
+
+
+def test_run_on_vlmevalkit_tsv_asks_vlmevalkit_prompts(server, tmp_path):
+    expected = json.loads((S.FIXTURES / "prompts.vlmevalkit.json").read_text(encoding="utf-8"))
+    tsv = S.build("vlmevalkit-mcq-tsv", tmp_path / "data")
+    out = tmp_path / "run"
+    res = invoke("run", "MMStar", "--model", "scripted", "--base-url", server.url, "--data", tsv, "-o", out,
+                 "--prompt", "vlmevalkit")
+    assert res.exit_code == 0, res.output
+    assert [S.request_content(m) for m in server.requests] == expected["vlmevalkit-mcq-tsv"]["messages"]
+    results = json.loads((out / "MMStar" / "results.json").read_text())["results"]
+    assert [(r["ruleset"], r["n"]) for r in results] == [("atropos-mmstar", 3), ("vlmevalkit", 3)]

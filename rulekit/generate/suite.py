@@ -148,7 +148,8 @@ def run_suite(names: list[str], *, model: str, output_dir: str, data: dict[str, 
             out = where / "outputs.jsonl"
             say(f"{bench.name}: generating with prompt `{p.name}` into {out}")
             summary = generate(model=model, data=source, output=str(out), prompt=style,
-                               split=split or default_split, config=config or default_config, layout=bench.layout,
+                               split=split or default_split, config=config or default_config,
+                               layout="vlmevalkit-tsv" if source.endswith(".tsv") else bench.layout,
                                sampling=samp, base_url=base_url, api_key=api_key, resume=True,
                                batch_size=batch_size, concurrency=concurrency, limit=limit, chat=chat,
                                engine_args=engine_args, backend=shared)
