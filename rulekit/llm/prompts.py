@@ -6,7 +6,7 @@ A style says how one question becomes the user message (and an optional system m
 prompt: vlmevalkit-mcq
 system: null                                  # optional system message
 images: before                                # before | after | none: where images go
-which-images: all                             # all | first | mentioned: which of the item's images
+which-images: mentioned                       # mentioned | all | first: which of the item's images
 max-tokens: 16                                # optional default for `rulekit generate`
 options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
@@ -32,9 +32,10 @@ every other prompt, so a generation prompt never sees it), `meta.NAME` (a field 
 it has none. An original that shows options only from certain columns (Atropos' environments read
 columns A-F, or a `choices` key) is reproduced with `{if: options-source, equals: [columns, "list:choices"]}`.
 
-`which-images`: `all` the item's images in column order; `first` only the first (Atropos' SEED-Bench-2
-sends `image[0]` of the row's list); `mentioned` the `image_N` columns the question or options name as
-`<image N>`, in number order, or all when none is named (lmms-eval's MMMU).
+`which-images`: `mentioned` (the default) the `image_N` columns the question or options name as
+`<image N>`, in number order, or all of them when none is named (lmms-eval's MMMU; for every other
+release that is all its images); `all` the item's images in column order, named or not (Atropos' MMMU
+sends every image_1-7); `first` only the first (Atropos' SEED-Bench-2 sends `image[0]` of the row's list).
 """
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ class PromptStyle(_Word):
     reproduces: Source | None = None
     system: str | None = None
     images: Literal["before", "after", "none"] = "before"
-    which_images: Literal["all", "first", "mentioned"] = "all"
+    which_images: Literal["mentioned", "all", "first"] = "mentioned"
     max_tokens: int | None = None
     options: OptionFormat = OptionFormat()
     vars: dict[str, str] = {}
@@ -135,7 +136,7 @@ class Prompt:
         # (`reply` likewise only when not the default)
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
             set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
-            set() if style.fill else {"fill"}) | (set() if style.which_images != "all" else {"which-images"}))
+            set() if style.fill else {"fill"}) | (set() if style.which_images != "mentioned" else {"which_images"}))
         for section in ("multiple-choice", "open"):  # a part without `equals` keeps the fingerprint it had
             for part in dumped.get(section) or []:
                 if isinstance(part, dict) and part.get("equals") is None:
