@@ -26,7 +26,11 @@ def server():
 
 
 def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    """`rulekit ARGS`; requests one at a time, so the server sees them in item order."""
+    args = [str(a) for a in args]
+    if args[0] == "run":
+        args += ["--concurrency", "1"]
+    return CliRunner().invoke(main, args, catch_exceptions=False)
 
 
 def test_run_generates_scores_and_diffs_into_one_folder(server, tmp_path):
