@@ -162,3 +162,33 @@ def request_content(messages: list[dict]) -> list[dict]:
         else:
             out.append({"image": identity(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))})
     return out
+
+
+# ---------------------------------------------------------------- the tiny VLM's planned replies
+# tests/test_seed_suite_vlm.py runs the whole suite on the session's tiny Idefics3 (tests/vllm_support.py,
+# branch vision). Most replies are whatever the tiny model says; MMStar's two questions get planned ones,
+# so that the test can require exact scores where the frameworks part: "C" is right for both; "<answer>A
+# </answer>" is Atropos' answer tag (right) but no letter VLMEvalKit's matcher can read (its judge's case).
+PLANNED = {"mmstar": ["C", "<answer>A</answer>"]}
+
+
+def planned_conversations() -> list[dict]:
+    """The planned replies as the tiny model's builder takes them: the message exactly as `rulekit run` sends
+    it with Atropos' prompt (the expected prompts of prompts.atropos.json), the image as its RGB colour."""
+    expected = json.loads((FIXTURES / "prompts.atropos.json").read_text(encoding="utf-8"))
+    rows = rows_spec()
+    out = []
+    for layout, replies in PLANNED.items():
+        for row, content, reply in zip(rows[layout]["rows"], expected[layout], replies):
+            colours = [list(COLORS[v["__image__"]]) for v in row.values() if isinstance(v, dict) and "__image__" in v]
+            parts = [{"type": "image"} if "image" in p else {"type": "text", "text": p["text"]} for p in content]
+            out.append({"messages": [{"role": "user", "content": parts}], "images": colours, "reply": reply})
+    return out
+
+
+try:  # the tiny VLM's support (branch vision): teach it the planned replies before the session builds it
+    from vllm_support import add_conversations
+except ImportError:  # pragma: no cover - without it tests/test_seed_suite_vlm.py skips
+    add_conversations = None
+if add_conversations is not None:
+    add_conversations(planned_conversations)

@@ -1,0 +1,104 @@
+"""The seed suite end to end on a real VLM: every one of the 27 benchmarks' tiny releases (the
+layouts' rows, written with their `datasets` Features) → `rulekit run` through `vllm serve` of the
+session's tiny Idefics3 (tests/vllm_support.py: one model, one server) → its Atropos and VLMEvalKit
+rulesets. One run asks every question (batched: the server takes them 8 at a time); a test per benchmark
+then checks its folder: every item answered with the original prompt and its images (the prompt's token
+count is the tiny model's count of the expected message, each image adding its tokens), both rulesets
+scored every record, the diff and the report written. VLMEvalKit's judged scorers ask a scripted judge.
+MMStar's replies are planned (seed_suite_support.PLANNED), so its scores are exact."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+pytest.importorskip("datasets", reason="the `datasets` package is part of the test extra")
+
+import seed_suite_support as S  # noqa: E402
+
+try:
+    from vllm_support import IMAGE_TOKENS, SERVED_NAME, requires_vllm
+except ImportError:  # the tiny-VLM support of branch vision is not here
+    pytest.skip("tests/vllm_support.py has no tiny VLM (IMAGE_TOKENS, add_conversations)", allow_module_level=True)
+
+from click.testing import CliRunner  # noqa: E402
+
+from rulekit.cli import main  # noqa: E402
+from rulekit.generate.suite import folder_name, load_suite  # noqa: E402
+
+pytestmark = requires_vllm
+SUITE = load_suite()
+ATROPOS = json.loads((S.FIXTURES / "prompts.atropos.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def suite_run(vllm_server, tmp_path_factory):
+    """One `rulekit run` of all 27 benchmarks; the output folder."""
+    root = tmp_path_factory.mktemp("seed-suite")
+    judge = S.ChatServer(reply=lambda messages: "A", model="judge")
+    args = ["run", *SUITE, "--model", SERVED_NAME, "--base-url", vllm_server.url, "-o", str(root / "out"),
+            "--max-tokens", "24", "--concurrency", "8", "--judge-url", judge.url, "--judge-model", "judge",
+            "--judge-cache", str(root / "judge.sqlite")]
+    for bench in SUITE.values():
+        args += ["--data", f"{bench.name}={S.build(bench.layout, root / 'data' / bench.layout)}"]
+    try:
+        res = CliRunner().invoke(main, args, catch_exceptions=False)
+    finally:
+        judge.close()
+    assert res.exit_code == 0, res.output
+    return root / "out"
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_model):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(tiny_model))
+
+
+def expected_prompt_tokens(tokenizer, content: list[dict]) -> int:
+    """The tiny model's prompt tokens for an expected message: the chat template's tokens, each image's one
+    `<image>` standing for IMAGE_TOKENS once the processor has expanded it."""
+    parts = [{"type": "image"} if "image" in p else {"type": "text", "text": p["text"]} for p in content]
+    images = sum(1 for p in content if "image" in p)
+    ids = tokenizer.apply_chat_template([{"role": "user", "content": parts}], tokenize=True,
+                                        add_generation_prompt=True)
+    ids = ids["input_ids"] if isinstance(ids, dict) else ids
+    return len(ids) + images * (IMAGE_TOKENS - 1)
+
+
+@pytest.mark.parametrize("name", list(SUITE))
+def test_benchmark_from_release_to_both_scores(name, suite_run, tokenizer):
+    bench = SUITE[name]
+    folder = suite_run / folder_name(name)
+    rows = [json.loads(line) for line in (folder / "outputs.jsonl").read_text(encoding="utf-8").splitlines()]
+    expected = ATROPOS[bench.layout]
+    assert len(rows) == len(expected)
+    for row, content in zip(rows, expected):
+        gen = row["meta"]["generation"]
+        assert isinstance(row["response"], str) and gen["prompt"] == bench.prompts["atropos"]
+        assert gen["model"] == SERVED_NAME and gen["backend"] == "openai"
+        assert gen["prompt_tokens"] == expected_prompt_tokens(tokenizer, content), row["id"]
+    results = {r["ruleset"]: r for r in json.loads((folder / "results.json").read_text())["results"]}
+    assert list(results) == [bench.rulesets["atropos"], bench.rulesets["vlmevalkit"]]
+    for ruleset, r in results.items():
+        assert r["n"] == len(rows) and sum(r["outcomes"].values()) == len(rows), ruleset
+        decisions = (folder / f"{ruleset}.decisions.jsonl").read_text().splitlines()
+        assert [json.loads(d)["id"] for d in decisions] == [row["id"] for row in rows]
+    diff = json.loads((folder / "diff.json").read_text())
+    assert (diff["a"], diff["b"]) == (bench.rulesets["atropos"], bench.rulesets["vlmevalkit"])
+
+
+def test_where_the_frameworks_part_on_planned_replies(suite_run):
+    folder = suite_run / "MMStar"
+    rows = [json.loads(line) for line in (folder / "outputs.jsonl").read_text().splitlines()]
+    assert [r["response"] for r in rows] == S.PLANNED["mmstar"]
+    results = {r["ruleset"]: r for r in json.loads((folder / "results.json").read_text())["results"]}
+    assert results["atropos-mmstar"]["metrics"]["accuracy"] == 1.0
+    assert results["vlmevalkit"]["metrics"]["accuracy"] == 0.5 and results["vlmevalkit"]["outcomes"]["unresolved"] == 1
+    diff = json.loads((folder / "diff.json").read_text())
+    assert [d["id"] for d in diff["disagree"]] == ["1"]
+    report = (suite_run / "report.html").read_text()
+    assert all(f'id="{name}"' in report for name in SUITE)
