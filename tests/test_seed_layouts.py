@@ -145,3 +145,26 @@ def test_a_row_that_does_not_fit_is_located(tmp_path):
     datasets.Dataset.from_dict(rows, features=features(load_layout("ai2d"))).to_parquet(str(path))
     with pytest.raises(RulekitError, match="row 0 does not fit the `ai2d` layout: answer 'nine' is not an option index"):
         list(load_items(str(path), layout="ai2d"))
+
+
+@pytest.mark.parametrize("layout", ["mmmu", "mmstar", "blink", "chartqa", "docvqa", "mathvista", "seedbench2", "wemath"])
+def test_a_parquet_file_of_the_release_gives_the_same_items(layout, built, tmp_path):
+    ds = datasets.load_from_disk(built(layout))
+    [split] = list(ds)
+    path = tmp_path / f"{split}.parquet"
+    ds[split].to_parquet(str(path))
+    from_disk = list(load_items(built(layout), layout=layout))
+    from_parquet = list(load_items(str(path), layout=layout, split=split))
+    assert [(i.id.replace(f"/{split}/", "/x/"), i.question, i.choices, i.answer, i.meta, i.image_names) for i in from_disk] == \
+        [(i.id.replace(f"/{split}/", "/x/"), i.question, i.choices, i.answer, i.meta, i.image_names) for i in from_parquet]
+
+
+def test_a_layout_of_ones_own_is_a_yaml_file(built, tmp_path):
+    mine = tmp_path / "pope-as-mcq.yaml"
+    mine.write_text(
+        "layout: pope-as-mcq\nbenchmark: POPE\nid: {column: question_id, prefix: 'pope-'}\nquestion: question\n"
+        "question-type: open\nanswer: {column: answer, upper: true}\nimages: [image]\n"
+        "meta: {category: category, set: {value: mine}}\n", encoding="utf-8")
+    items = list(load_items(built("pope"), layout=str(mine)))
+    assert [(i.id, i.answer, i.meta) for i in items] == [
+        ("pope-1", "YES", {"category": "adversarial", "set": "mine"}), ("pope-2", "NO", {"category": "random", "set": "mine"})]

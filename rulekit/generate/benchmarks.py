@@ -176,7 +176,8 @@ def _dataset_rows(data: str, split: str | None, config: str | None) -> tuple[Ite
                               or (path / "state.json").is_file()):
             ds = datasets.load_from_disk(str(path))
         elif path.is_file() and path.suffix in _DATA_FILE_BUILDERS:
-            ds = datasets.load_dataset(_DATA_FILE_BUILDERS[path.suffix], data_files=str(path), split=split or "train")
+            # one file is one split (`datasets` calls it train); --split only names it (in row-number ids)
+            ds = datasets.load_dataset(_DATA_FILE_BUILDERS[path.suffix], data_files=str(path), split="train")
             split = split or "train"
         else:
             ds = datasets.load_dataset(data, config, split=split)
