@@ -80,10 +80,12 @@ class Part(_Word):
 
 
 class OptionFormat(_Word):
-    """How `{options}` is written: each option as `item` (`{letter}`, `{text}`), joined by `join`."""
+    """How `{options}` is written: each option as `item` (`{letter}`, `{text}`), joined by `join`; with
+    `letters: ABCDEFGH`, only the options of those letters (Atropos' MMT-Bench reads columns A-H only)."""
 
     item: str = "{letter}. {text}"
     join: str = "\n"
+    letters: str | None = None
 
 
 class Source(_Word):
@@ -137,6 +139,8 @@ class Prompt:
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
             set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
             set() if style.fill else {"fill"}) | (set() if style.which_images != "mentioned" else {"which_images"}))
+        if isinstance(dumped.get("options"), dict) and dumped["options"].get("letters") is None:
+            dumped["options"].pop("letters", None)  # a style without `letters` keeps the fingerprint it had
         for section in ("multiple-choice", "open"):  # a part without `equals` keeps the fingerprint it had
             for part in dumped.get(section) or []:
                 if isinstance(part, dict) and part.get("equals") is None:
@@ -177,7 +181,8 @@ class Prompt:
         if not choices:
             return ""
         fmt = self.style.options
-        return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
+        return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items()
+                             if fmt.letters is None or k in fmt.letters)
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
                   prediction: str | None = None, gold: str | None = None, meta: dict | None = None,
