@@ -435,6 +435,15 @@ def list_cmd(benchmark):
             table.add_row(f.framework, f.name, ", ".join(f.rulesets) + (f"\nwith a judge: {', '.join(judged)}"
                                                                          if judged else ""), f.summary)
         _out().print(table)
+        from rulekit.generate.suite import find_benchmark
+
+        try:  # a seed-suite benchmark: what `rulekit run` reads it with
+            bench = find_benchmark(benchmark)
+        except UsageError:
+            return
+        _echo(f"seed suite ({bench.name}): layout {bench.layout}; prompts atropos {bench.prompts['atropos']}, "
+              f"vlmevalkit {bench.prompts['vlmevalkit']}; rulesets {bench.rulesets['atropos']} and "
+              f"{bench.rulesets['vlmevalkit']} (`rulekit run {bench.name} --model M -o DIR`)")
         return
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
     table.add_column("name", style="bold")

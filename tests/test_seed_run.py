@@ -103,3 +103,9 @@ def test_run_on_vlmevalkit_tsv_asks_vlmevalkit_prompts(server, tmp_path):
     assert [S.request_content(m) for m in server.requests] == expected["vlmevalkit-mcq-tsv"]["messages"]
     results = json.loads((out / "MMStar" / "results.json").read_text())["results"]
     assert [(r["ruleset"], r["n"]) for r in results] == [("atropos-mmstar", 3), ("vlmevalkit", 3)]
+
+
+def test_list_names_what_run_reads_a_suite_benchmark_with():
+    res = invoke("list", "--benchmark", "POPE")
+    assert res.exit_code == 0
+    assert "seed suite (POPE): layout pope; prompts atropos atropos-pope, vlmevalkit vlmevalkit-yorn" in res.output
