@@ -59,6 +59,7 @@ class Item:
     meta: dict = field(default_factory=dict)
     image_names: list = field(default_factory=list)  # each image's column ("image_2"), for `which-images`
     options_source: str = ""                          # where the options were read (prompts' `options-source`)
+    line: int = 0                                # its line in a records file (0: not from one)
 
     def record(self) -> dict:
         """The output record (our JSONL schema) without `response`, `model` and generation meta."""
@@ -200,7 +201,7 @@ def _dataset_rows(data: str, split: str | None, config: str | None) -> tuple[Ite
 
 def _records_file(path: Path, layout: str) -> Iterator[Item]:
     with path.open("rb") as f:
-        rows = []
+        rows, lines = [], []
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -211,11 +212,14 @@ def _records_file(path: Path, layout: str) -> Iterator[Item]:
             if not isinstance(row, dict) or "id" not in row:
                 raise InputError("a record needs an `id`", Loc(str(path), n, 1), code="E300")
             rows.append(row)
+            lines.append(n)
     if layout != "records" and rows and (layout != "auto" or detect_layout(rows[0]) != "records"):
         yield from map_rows(rows, layout, None, str(path), base=path.parent)
         return
-    for row in rows:
-        yield _map_records(row, 0, None, base=path.parent)
+    for row, n in zip(rows, lines):
+        item = _map_records(row, 0, None, base=path.parent)
+        item.line = n
+        yield item
 
 
 # ---------------------------------------------------------------- our records
