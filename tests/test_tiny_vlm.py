@@ -4,11 +4,12 @@ reply; each image adds its known number of prompt tokens. Skipped, with the reas
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
 from rulekit.cli import main
-from vllm_support import (COLORS, ENGINE_ARGS, GEN_PROMPT, IMAGE_CHOICES, IMAGE_QUESTION, IMAGE_REPLIES, IMAGE_TOKENS, SERVED_NAME,
+from vllm_support import (_load_image, COLORS, ENGINE_ARGS, GEN_PROMPT, IMAGE_CHOICES, IMAGE_QUESTION, IMAGE_REPLIES, IMAGE_TOKENS, SERVED_NAME,
                           color_image, conversations, data_url, requires_vllm, user)
 
 GREEDY = {"temperature": 0.0, "max_tokens": 16}
@@ -57,7 +58,8 @@ def test_the_offline_engine_sees_the_image_and_every_planned_reply_is_stable(vll
     # top-1/top-2 logprob gap (the build's own, teacher-forced, is in training.json)
     convs = conversations()
     chats = [c["messages"] for c in convs]
-    images = [[color_image(i) for i in c["images"]] for c in convs]
+    # (an image is a colour name or, as add_conversations allows, an [R, G, B] list: the builder's reader)
+    images = [[_load_image(i, Path(".")) for i in c["images"]] for c in convs]
     inputs = [{"prompt": tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True),
                **({"multi_modal_data": {"image": i}} if i else {})} for m, i in zip(chats, images)]
     outs = vllm_engine.generate(inputs, SamplingParams(temperature=0.0, max_tokens=32, logprobs=2), use_tqdm=False)
