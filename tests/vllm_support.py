@@ -361,8 +361,11 @@ class Server:
         cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
                "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(self.port)]
         for key, value in options.items():
-            flag = "--" + key.replace("_", "-")
-            cmd += [flag] if value is True else [flag, json.dumps(value) if isinstance(value, dict) else str(value)]
+            flag = key.replace("_", "-")
+            if isinstance(value, bool):
+                cmd.append(f"--{flag}" if value else f"--no-{flag}")
+            else:
+                cmd += [f"--{flag}", json.dumps(value) if isinstance(value, dict) else str(value)]
         self.log = log.open("wb")
         started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env,
