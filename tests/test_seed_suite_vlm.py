@@ -19,7 +19,7 @@ pytest.importorskip("datasets", reason="the `datasets` package is part of the te
 import seed_suite_support as S  # noqa: E402
 
 try:
-    from vllm_support import IMAGE_TOKENS, SERVED_NAME, requires_vllm
+    from vllm_support import ENGINE_ARGS, IMAGE_TOKENS, SERVED_NAME, requires_vllm
 except ImportError:  # the tiny-VLM support of branch vision is not here
     pytest.skip("tests/vllm_support.py has no tiny VLM (IMAGE_TOKENS, add_conversations)", allow_module_level=True)
 
@@ -104,3 +104,18 @@ def test_where_the_frameworks_part_on_planned_replies(suite_run):
     assert [d["id"] for d in diff["disagree"]] == ["1"]
     report = (suite_run / "report.html").read_text()
     assert all(f'id="{name}"' in report for name in SUITE)
+
+
+def test_the_offline_engine_gives_the_same_run(shared_engine, tiny_model, tmp_path):
+    """`rulekit run` on vLLM's offline engine (the session's): MMStar's planned replies and scores again."""
+    engine = [x for k, v in ENGINE_ARGS.items() for x in ("--engine-arg", f"{k}={json.dumps(v)}")]
+    data = S.build("mmstar", tmp_path / "data")
+    res = CliRunner().invoke(main, ["run", "MMStar", "--model", str(tiny_model), "--data", data, "-o",
+                                    str(tmp_path / "out"), "--max-tokens", "24", *engine], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (tmp_path / "out" / "MMStar" / "outputs.jsonl").read_text().splitlines()]
+    assert [r["response"] for r in rows] == S.PLANNED["mmstar"]
+    assert {r["meta"]["generation"]["backend"] for r in rows} == {"vllm"}
+    results = {r["ruleset"]: r["metrics"]["accuracy"] for r in
+               json.loads((tmp_path / "out" / "MMStar" / "results.json").read_text())["results"]}
+    assert results == {"atropos-mmstar": 1.0, "vlmevalkit": 0.5}
