@@ -621,8 +621,10 @@ def schema():
 @click.option("--sampling-seed", type=int, help="Sampling seed (for --temperature > 0).")
 @click.option("--base-url", help="Use this OpenAI-compatible server (e.g. `vllm serve`) instead of the offline engine.")
 @click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
-@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True, help="Records written per batch.")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one); "
+              "images need it: --no-chat with items that have images is E408.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Records written (in item order) per batch; the engine is fed continuously regardless.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N items.")
 @click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",

@@ -1,9 +1,15 @@
 """`rulekit generate`: ask a model every question of a benchmark and write our records.
 
-Backends: the vLLM offline engine in this process (`vllm.LLM(...).generate`, the default) or any
-OpenAI-compatible server (`base_url`, e.g. `vllm serve`). Prompts come from a prompt style
-(`prompts/`); images go to vLLM as `multi_modal_data` (or as data URLs to a server). Records are
-appended in batches of whole lines (`output.OutputFile`), so `--resume` continues a killed run.
+Backends: the vLLM offline engine in this process (`vllm.LLM`, the default) or any OpenAI-compatible
+server (`base_url`, e.g. `vllm serve`). Prompts come from a prompt style (`prompts/`); images go to
+vLLM as `multi_modal_data` (or as data URLs to a server), placed by the chat template — `--no-chat`
+with images is E408.
+
+The pipeline: a prefetch thread (`Prefetch`) renders each item's prompt and decodes its images (or
+makes its data URLs) ahead of the engine; the offline backend adds requests between engine steps
+(`LLM.enqueue`, then the engine's `step`), at most `max_num_seqs` at once, and the server backend
+keeps `concurrency` requests in flight; replies come back as they finish. Records are appended in
+item order, in batches of whole lines (`output.OutputFile`), so `--resume` continues a killed run.
 """
 from __future__ import annotations
 
@@ -543,7 +549,7 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
 
         if todo:
             source = Prefetch(todo, lambda it: backend.prepare(_request(style, it, data)),
-                              depth=max(batch_size, backend.window))
+                              depth=max(batch_size, min(backend.window * 2, 64)))
             try:
                 for index, reply in backend.run(source, sampling):
                     row = todo[index].record()
