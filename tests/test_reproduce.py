@@ -564,3 +564,24 @@ def test_a_judge_only_benchmark_without_its_judges_sheet_says_what_it_needs(tmp_
     assert len(rows) == 18 and not any(r["matched"] or r["reproduced"] is not None for r in rows)
     assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge: reproducing needs the "
                                 "judge's replies, in its sheet `judged-model_LogicVista_<judge>.xlsx`, not found"]
+
+
+MMEVALPRO_V1 = Path(__file__).parent / "fixtures" / "reproduce" / "mmevalpro-v1"
+
+
+def test_mmevalpro_s_first_list_shaped_score_file_is_read_beside_demo_output():
+    """Issue 30 class 2: auto_score.py @9ea8e1f7 (2024-06-26) wrote a one-element list, named `demo_score.json`
+    beside `demo_output.json` (fixture written by that original, run unchanged). Its five numbers are read
+    as the whole run's (split `none`, `knowledge` included), each compared with our figure for the whole
+    run; the file is never a VLMEvalKit report without its prediction sheet, nor a missed file."""
+    result = _run(MMEVALPRO_V1, "--format", "json")
+    out = json.loads(result.stdout)
+    assert out["missed"] == [] and out["notes"] == [], out
+    rows = {r["metric"]: r for r in out["results"]}
+    assert {m: r["reported"] for m, r in rows.items()} == {
+        "genuine_accuracy_score": "20.0", "average_score": "56.67", "origin_score": "15.56",
+        "perception_score": "26.67", "knowledge": "14.44"}
+    assert all(r["framework"] == "mmevalpro" and r["split"] == "none" and r["report"] == "demo_score.json"
+               and r["file"].endswith("demo_output.json") for r in rows.values())
+    assert all(r["reproduced"] is not None for r in rows.values())  # a figure for each, from the whole run
+    assert result.exit_code == (0 if all(r["matched"] for r in rows.values()) else 1)
