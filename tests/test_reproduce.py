@@ -585,3 +585,31 @@ def test_mmevalpro_s_first_list_shaped_score_file_is_read_beside_demo_output():
                and r["file"].endswith("demo_output.json") for r in rows.values())
     assert all(r["reproduced"] is not None for r in rows.values())  # a figure for each, from the whole run
     assert result.exit_code == (0 if all(r["matched"] for r in rows.values()) else 1)
+
+
+def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
+    """Issue 30 classes 1, 2, 7: VLMEvalKit's 2023 `_prefetch.xlsx` / `_gpt4_score.xlsx` and TDBench's
+    `_REresult.csv` are reports rulekit does not read yet: each is a missed-file note naming its format
+    (exit 1), not a prediction sheet "without its _acc.csv", nor skipped without a word; the other
+    work dir's numbers are still given back."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "tiny_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (good / "tiny_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "m_MMBench_DEV_EN_prefetch.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_MMVet_gpt4_score.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_tdbench_REresult.csv").write_text("category,total_questions,hit_all,miss_all,rot0,rot90,rot180,rot270\n"
+                                                "a,2,0.5,0.5,0.5,0.5,0.5,0.5\n")
+    result = _run(old, good, "--format", "json")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert [(r["benchmark"], r["matched"]) for r in out["results"]] == [("AI2D_TEST", True)]
+    missed = {Path(m["file"]).name: m["why"] for m in out["missed"]}
+    assert set(missed) == {"m_MMBench_DEV_EN_prefetch.xlsx", "m_MMVet_gpt4_score.xlsx", "m_tdbench_REresult.csv"}
+    assert "prefetch table" in missed["m_MMBench_DEV_EN_prefetch.xlsx"]
+    assert "_gpt4_score.xlsx" in missed["m_MMVet_gpt4_score.xlsx"]
+    assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]
+    assert all(w.endswith("a report format rulekit does not read yet; not reproduced") for w in missed.values())
+    assert not any("no published number next to it" in n for n in out["notes"])
