@@ -613,3 +613,54 @@ def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
     assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]
     assert all(w.endswith("a report format rulekit does not read yet; not reproduced") for w in missed.values())
     assert not any("no published number next to it" in n for n in out["notes"])
+    # a `_score.xlsx` beside the `_score.csv` it copies (MathVerse since 2024) is not the 2023 table
+    (old / "m_MMVet_gpt4_score.csv").write_text("Category,tot,acc\nOverall,2,30.5\n")
+    out = json.loads(_run(old, good, "--format", "json").stdout)
+    assert "m_MMVet_gpt4_score.xlsx" not in {Path(m["file"]).name for m in out["missed"]}
+
+
+class _System:
+    """Pickles as a call to os.system (what pickle.load would run)."""
+
+    def __init__(self, command):
+        self.command = command
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (self.command,))
+
+
+@needs_real
+def test_verdicts_kept_only_in_a_pickle_are_read_as_plain_data_and_a_hostile_one_is_refused(tmp_path):
+    """Issue 30 class 6: VLMEvalKit's `_openai_result.pkl` ({index: {'hit', 'log'}}, the index a numpy integer
+    as pandas gives it) stands in for the `_openai_result.xlsx` a work dir lacks: read through the plain-data
+    reader (each row's prediction taken from the prediction sheet), it tells which rows the rules left to
+    the judge, as the sheet does. A pickle that would run a command is refused, said, and not used; the
+    numbers are still given back from the predictions."""
+    import pickle
+
+    import numpy as np
+    import pandas as pd
+
+    src = REAL / "vila_13b"
+    sheet = pd.read_excel(src / "vila_13b_MMStar_openai_result.xlsx")
+    verdicts = {np.int64(r["index"]): {"hit": np.int64(r["hit"]), "log": r["log"]} for _, r in sheet.iterrows()}
+    for name, data in (("plain", verdicts), ("hostile", _System(f"touch {tmp_path / 'ran'}"))):
+        d = tmp_path / name
+        d.mkdir()
+        for f in ("vila_13b_MMStar.xlsx", "vila_13b_MMStar_acc.csv"):
+            (d / f).write_bytes((src / f).read_bytes())
+        (d / "vila_13b_MMStar_openai_result.pkl").write_bytes(pickle.dumps(data))
+    out = json.loads(_run(tmp_path / "plain", "--format", "json").stdout)
+    overall = next(r for r in out["results"] if r["metric"] == "Overall")
+    assert overall["matched"] and out["missed"] == []
+    assert "its rules leave the same 1 rows unmatched as vila_13b_MMStar_openai_result.pkl shows" in overall["notes"]
+    result = _run(tmp_path / "hostile", "--format", "json")
+    assert not (tmp_path / "ran").exists()
+    out = json.loads(result.stdout)
+    overall = next(r for r in out["results"] if r["metric"] == "Overall")
+    assert overall["matched"] and result.exit_code == 0, result.output
+    assert any(n.startswith("vila_13b_MMStar_openai_result.pkl not read: byte ") and n.endswith("[E303]")
+               for n in overall["notes"]), overall["notes"]
+    assert not any("unmatched as" in n for n in overall["notes"])

@@ -83,7 +83,47 @@ def sheet_records(sheet: Path) -> tuple:
 
 @functools.lru_cache(maxsize=8)
 def _read_sheet(path: str, mtime_ns: int, size: int) -> tuple:
+    if path.endswith(".pkl"):
+        return tuple(pickle_rows(Path(path)))
     return tuple(kept_records(Path(path)))
+
+
+def pickle_rows(path: Path) -> list:
+    """The rows of VLMEvalKit's per-row verdicts kept only in a pickle (`<stem>_<judge>_result.pkl`, e.g.
+    `_openai_result.pkl`: {index: {'hit': 0 or 1, 'log': text}}), as a result sheet's records (id = the
+    index, meta = the row's fields, response = the row's prediction from the prediction file the pickle's name
+    starts with, as a result sheet repeats it). Read as plain data by rulekit/readers/plainpickle.py, never run
+    (E303 for anything else); E300 when it is not that shape; at most `rows` rows."""
+    from rulekit.core.errors import InputError, Loc
+    from rulekit.core.limits import limit, over
+    from rulekit.core.records import Record
+    from rulekit.readers.plainpickle import read_plain_pickle
+
+    data = read_plain_pickle(str(path))
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise InputError("not VLMEvalKit's per-row verdicts ({index: {'hit': ..., 'log': ...}}): a "
+                         f"{type(data).__name__}" + (" of other values" if isinstance(data, dict) else ""),
+                         loc=Loc(str(path), 0, 0), code="E300")
+    if len(data) > limit("rows"):
+        raise over("rows", "the pickle has more rows than", str(path))
+    # a result sheet repeats each row's prediction (its `log` names the judge's reply where it differs):
+    # taken from the prediction file the pickle's name starts with, `<stem>[_<judge>]_result.pkl`
+    said: dict[str, str] = {}
+    cut = path.name[: -len("_result.pkl")]
+    while "_" in cut:
+        cut = cut.rsplit("_", 1)[0]
+        pred = next((path.with_name(cut + s) for s in (".xlsx", ".tsv") if path.with_name(cut + s).is_file()), None)
+        if pred is not None and within(pred, os.path.realpath(TREES.get(path, path.parent))):
+            said = {r.id: r.response for r in kept_records(pred)}
+            break
+    rows = []
+    for key, value in data.items():
+        if type(key) not in (int, str):
+            raise InputError(f"an index that is not a number or text: {short(key)}", loc=Loc(str(path), 0, 0),
+                             code="E300")
+        rows.append(Record(id=str(key), question_type="multiple-choice", response=said.get(str(key), ""),
+                           meta={str(k): v for k, v in value.items()}, where=f"{path}[{key!r}]"))
+    return rows
 
 
 def kept_records(path: Path, fields: dict[str, str] | None = None) -> list:

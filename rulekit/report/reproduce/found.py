@@ -63,6 +63,7 @@ class Artifact:
     result_sheet: Path | None = None
     aggregations: dict[str, str] = field(default_factory=dict)  # lmms-eval: metric -> its aggregation
     dataset: Dataset | None = None  # VLMEvalKit: the dataset as the file names it (a variant, its class)
+    notes: list[str] = field(default_factory=list)  # said while finding it (a per-row pickle refused)
 
 
 @dataclass

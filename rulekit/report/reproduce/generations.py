@@ -73,7 +73,7 @@ def score_artifact(art: Artifact) -> Scored:
     from rulekit.engine.compiler import load_ruleset
     from rulekit.run.evaluate import evaluate
 
-    notes = []
+    notes = list(art.notes)
     family = art.family
     if family is None:  # never scored with another dataset's rules
         return Scored(art, None, [], [not_supported(art)], None, False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rulekit.core.errors import InputError
+from rulekit.core.errors import InputError, RulekitError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
@@ -35,10 +35,13 @@ def vlmevalkit_reports(files: list[Path]):
     evaluation's per-row sheet, when there is one), (None, Note) for a report that cannot be reproduced
     (no prediction file beside it, a score file no family maps, a file that cannot be read: each says
     why, and the other reports go on)."""
+    present = set(files)
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
-        if suffix is None and old is not None:  # a reader added to REPORT_SUFFIXES takes precedence
+        # a reader added to REPORT_SUFFIXES takes precedence; a `_score.xlsx` written beside the `_score.csv`
+        # it copies (MathVerse, 2024 →) is not the 2023 table
+        if suffix is None and old is not None and not (f.suffix == ".xlsx" and f.with_suffix(".csv") in present):
             yield None, Note(str(f), f"{NOT_READ_SUFFIXES[old]}: a report format rulekit does not read yet; not "
                                      "reproduced", True)
             continue
@@ -68,11 +71,13 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     if suffix in SCORE_SUFFIXES and family is not None and not family.score_file:
         return None, Note(str(f), f"rulekit does not recompute VLMEvalKit's `{bench}` score file (no "
                                   "`score-file:` for it in rulekit/data/benchmarks.yaml); not reproduced", True)
+    said: list[str] = []
     sheet = _result_sheet(stem, f.parent, files, report_stem,
-                          ((family.score_file or {}).get("judge-sheet") if family is not None else None))
+                          ((family.score_file or {}).get("judge-sheet") if family is not None else None), said)
     layout = (family.score_file or {}) if family is not None else {}
     report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
-    return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset), None
+    return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
+                    notes=said), None
 
 
 def _prediction_file(report: Path, stem: str) -> Path | None:
@@ -117,13 +122,16 @@ def _sheet_columns(spec: dict) -> list[str]:
 
 
 def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "",
-                  judge_sheet: dict | None = None) -> Path | None:
+                  judge_sheet: dict | None = None, said: list[str] | None = None) -> Path | None:
     """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
     (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
     `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
     `<stem>_MINI` has a report too) is not this one's; `report_stem`, the stem of this report itself (one
-    named after the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`), is not another's."""
+    named after the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`), is not another's.
+    With neither, a `<stem>_<judge>_result.pkl` of {index: {hit, log}} read as plain data (files.pickle_rows);
+    one that cannot be read is said in `said` and not used."""
     here = [g for g in files if g.parent == folder]
+    pickles = [g for g in here if g.name.startswith(stem + "_") and g.name.endswith("_result.pkl")]
     others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem, report_stem}
     mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
             and not g.name.endswith(REPORT_SUFFIXES)
@@ -137,5 +145,17 @@ def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str =
             continue
         if rows and ("log" in rows[0].meta or "hit" in rows[0].meta or (
                 judge_sheet and all(any(c in r.meta for r in rows) for c in _sheet_columns(judge_sheet)))):
+            return g
+    # no sheet: the verdicts VLMEvalKit kept only in a pickle (`_openai_result.pkl`), read as plain data
+    for g in sorted(pickles):
+        if any(g.name.startswith(o + "_") for o in others if len(o) > len(stem)):
+            continue
+        try:
+            rows = sheet_records(g)
+        except RulekitError as exc:  # refused (E303), damaged, or not verdicts: said, and not used
+            if said is not None:
+                said.append(f"{g.name} not read: {exc.message} [{exc.code}]")
+            continue
+        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta):
             return g
     return None
