@@ -664,3 +664,28 @@ def test_verdicts_kept_only_in_a_pickle_are_read_as_plain_data_and_a_hostile_one
     assert any(n.startswith("vila_13b_MMStar_openai_result.pkl not read: byte ") and n.endswith("[E303]")
                for n in overall["notes"]), overall["notes"]
     assert not any("unmatched as" in n for n in overall["notes"])
+
+
+def test_names_come_from_vlmevalkit_s_dataset_lists_of_every_era_never_the_last_underscore():
+    """Issue 30 class 5: the dataset is the longest name VLMEvalKit ever listed that ends the stem (with the
+    class that serves it); the model is the work dir's folder where the stem starts with it, also above a
+    2025 run folder T<date>_G<hash>; a known name with a suffix VLMEvalKit never wrote is a variant of it;
+    a stem no known name is in is unknown (no model made up from the last underscore)."""
+    from rulekit.report.reproduce.names import folder_model, name_dataset
+
+    model, ds = name_dataset("gpt-4.1-2025-04-14_tdbench_rot90")
+    assert (model, ds.name, ds.cls, ds.variant) == ("gpt-4.1-2025-04-14", "tdbench_rot90", "TDBench", False)
+    model, ds = name_dataset("llava_v1.5_7b_MTVQA_TEST")
+    assert (model, ds.name, ds.cls) == ("llava_v1.5_7b", "MTVQA_TEST", "MTVQADataset")
+    model, ds = name_dataset("InternVL-Chat-V1-5_MTVQA_TEST_JA")  # a per-language file of the MT-VQA PR
+    assert (model, ds.name, ds.base, ds.variant) == ("InternVL-Chat-V1-5", "MTVQA_TEST_JA", "MTVQA_TEST", True)
+    model, ds = name_dataset("Qwen2-VL-7B_TextVQA_VAL_TextVQA_VAL_[0]")  # a fork's wrapper name
+    assert (model, ds.base, ds.variant) == ("Qwen2-VL-7B", "TextVQA_VAL", True)
+    assert "a variant of TextVQA_VAL" in ds.described()
+    assert name_dataset("my_model_Some_Thing_New") == ("", None)
+    assert split_name("my_model_Some_Thing_New") == ("", "my_model_Some_Thing_New", None)
+    # the model is the folder: outputs/<model>/<model>_<dataset>, and outputs/<model>/T<date>_G<hash>/...
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("Qwen2.5-VL-7B", "outputs")) == "Qwen2.5-VL-7B"
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("T20250301_Gabc1234", "Qwen2.5-VL-7B")) == "Qwen2.5-VL-7B"
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("elsewhere", "Qwen2.5-VL-7B")) is None
+    assert name_dataset("Qwen2.5_MMStar_X", model="Qwen2.5")[1].base == "MMStar"
