@@ -602,12 +602,18 @@ def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
     (old / "m_MMVet_gpt4_score.xlsx").write_bytes(b"PK\x03\x04 never opened")
     (old / "m_tdbench_REresult.csv").write_text("category,total_questions,hit_all,miss_all,rot0,rot90,rot180,rot270\n"
                                                 "a,2,0.5,0.5,0.5,0.5,0.5,0.5\n")
+    # MMMU's 2023 `_acc.xlsx`: a row per field with tot, match, hit, match_rate, acc (acc = hit / match)
+    (old / "m_MMMU_DEV_VAL.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (old / "m_MMMU_DEV_VAL_acc.csv").write_text("field,tot,match,hit,match_rate,acc\nArt,1,1,1,100.0,100.0\n")
     result = _run(old, good, "--format", "json")
     assert result.exit_code == 1, result.output
     out = json.loads(result.stdout)
     assert [(r["benchmark"], r["matched"]) for r in out["results"]] == [("AI2D_TEST", True)]
     missed = {Path(m["file"]).name: m["why"] for m in out["missed"]}
-    assert set(missed) == {"m_MMBench_DEV_EN_prefetch.xlsx", "m_MMVet_gpt4_score.xlsx", "m_tdbench_REresult.csv"}
+    assert set(missed) == {"m_MMBench_DEV_EN_prefetch.xlsx", "m_MMVet_gpt4_score.xlsx", "m_tdbench_REresult.csv",
+                           "m_MMMU_DEV_VAL_acc.csv"}
+    assert missed.pop("m_MMMU_DEV_VAL_acc.csv").startswith("error[E300]: VLMEvalKit's 2023 accuracy table (a row per "
+                                                          "`field` with tot, match, hit, match_rate, acc")
     assert "prefetch table" in missed["m_MMBench_DEV_EN_prefetch.xlsx"]
     assert "_gpt4_score.xlsx" in missed["m_MMVet_gpt4_score.xlsx"]
     assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]

@@ -65,9 +65,12 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[Note]]:
     # a layout's note on a file another layout took is moot (MMEvalPro's demo_score.json is not a
     # VLMEvalKit report without its prediction file)
     notes += [n for layout, n in pending if taken.get(Path(n.file), layout) == layout]
+    # a prediction file whose report is there but was not read (a missed-file note says why) is not "alone"
+    reports = {(g.parent, g.name) for g in files if g.name.endswith((*REPORT_SUFFIXES, *NOT_READ_SUFFIXES))}
     for f in files:
         if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith(INTERMEDIATE_SUFFIXES) \
-                and not any(f.name.endswith(s) for s in (*REPORT_SUFFIXES, *NOT_READ_SUFFIXES)):
+                and not any(f.name.endswith(s) for s in (*REPORT_SUFFIXES, *NOT_READ_SUFFIXES)) \
+                and not any((f.parent, f.stem + s) in reports for s in (*REPORT_SUFFIXES, *NOT_READ_SUFFIXES)):
             notes.append(Note(str(f), f"no published number next to it (no {f.stem}_acc.csv); nothing to reproduce"))
     runs = {f.parent for f in files if f.name.endswith("results.json")}
     for f in files:

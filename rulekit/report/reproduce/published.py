@@ -55,6 +55,10 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
         raise InputError(f"{path}: a report needs a header row and at least one row of numbers", code="E300")
     header = rows[0]  # names as written: VLMEvalKit keeps a category's stray tab ("Oceans and continents\t")
     stripped = [h.strip() for h in header]
+    if key is None and {"tot", "match", "hit", "match_rate", "acc"} <= set(stripped):
+        raise InputError(f"VLMEvalKit's 2023 accuracy table (a row per `{stripped[0]}` with tot, match, hit, "
+                         "match_rate, acc; acc = hit / match, over the rows its rules matched): a report layout "
+                         "rulekit does not read yet", loc=Loc(str(path), 1, 0), code="E300")
     if key is not None and key not in stripped:
         raise InputError(f"{path}: a report with a row per `{key}` needs a `{key}` column", code="E300")
     split_col = stripped.index(key or "split") if (key or "split") in stripped else None
