@@ -567,9 +567,11 @@ def _lmms_eval_runs(files: list[Path]):
 
 # MMEvalPro's auto_score.py writes {source: {genuine_accuracy_score: 17.11, ...}, "Macro_Average": {...},
 # "Micro_Average": {...}} (percent, 2 decimals) for a model-output JSON of triplet rows.
+# The first auto_score.py (2024-06-26) wrote a one-element LIST of the run's five scores, `knowledge` for
+# `knowledge_score`, no per-source split: its numbers are read under the split `none`, the whole run.
 MMEVALPRO_METRICS = {"genuine_accuracy_score": "genuine_accuracy", "average_score": "average_accuracy",
                      "origin_score": "origin_accuracy", "perception_score": "perception_accuracy",
-                     "knowledge_score": "knowledge_accuracy"}
+                     "knowledge_score": "knowledge_accuracy", "knowledge": "knowledge_accuracy"}
 
 
 def _json_of(path: Path, limit: int = 5 << 20, strict: bool = False) -> Any:
@@ -604,6 +606,10 @@ def _json_of(path: Path, limit: int = 5 << 20, strict: bool = False) -> Any:
 
 
 def _is_mmevalpro_score(data: Any) -> bool:
+    """A score file of auto_score.py: {source: {genuine_accuracy_score, ...}, ...}, or the first script's
+    one-element list [{genuine_accuracy_score, ...}]."""
+    if isinstance(data, list) and len(data) == 1:
+        return isinstance(data[0], dict) and "genuine_accuracy_score" in data[0]
     return isinstance(data, dict) and bool(data) and all(
         isinstance(v, dict) and "genuine_accuracy_score" in v for v in data.values())
 
@@ -627,7 +633,7 @@ def _mmevalpro_pairs(files: list[Path]):
                          f"(expected {prefix}_model_output.json next to it)")
             continue
         numbers = []
-        for split, scores in data.items():
+        for split, scores in ({"none": data[0]} if isinstance(data, list) else data).items():
             for metric, value in scores.items():
                 if type(value) not in (int, float):  # a number printed by auto_score.py, never text or a list
                     raise InputError(f"an MMEvalPro score file's `{split}` / `{metric}` is not a number: "
@@ -652,7 +658,7 @@ def _mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[st
     out: dict[tuple[str, str], float | None] = {}
     for n in numbers:
         ours = MMEVALPRO_METRICS.get(n.metric)
-        if n.split == "Micro_Average":
+        if n.split in ("Micro_Average", "none"):  # `none`: the first script's list, the whole run
             scope = metrics
         elif n.split == "Macro_Average":
             scope = metrics.get("macro") or {}

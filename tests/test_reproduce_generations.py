@@ -1,0 +1,100 @@
+"""Scorer generations (issue 30, class 3): each older generation of a framework's scorer is a ruleset
+`name@vN`, checked row by row and number by number against the ORIGINAL code of its era run unchanged
+(fixtures under tests/fixtures/reproduce/, each with a README naming the commit), and `rulekit reproduce`
+names the generation that gives a report back."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rulekit.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reproduce"
+CHARTQA = FIXTURES / "vlmevalkit-chartqa-2024"
+CHARTQA_MODELS = ["llava_v1.5_7b", "mPLUG-Owl2", "GPT4o_MINI", "sharegpt4v_7b"]
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [*map(str, args)])
+
+
+@pytest.mark.parametrize("ruleset", ["chartqa@v1", "chartqa"])
+@pytest.mark.parametrize("model", CHARTQA_MODELS)
+def test_chartqa_generations_score_every_real_row_as_the_original_of_their_era(tmp_path, model, ruleset):
+    """Row by row, on a real 2024 work dir: `chartqa@v1` scores each reply as vqa_eval.py @ abaa7e06 (arguments
+    swapped), `chartqa` as @ 677e30a5 (PR #1204); the two differ on at least one row of each model."""
+    with gzip.open(CHARTQA / "hits.json.gz", "rt", encoding="utf-8") as f:
+        hits = json.load(f)[model]
+    sheet = CHARTQA / model / f"{model}_ChartQA_TEST.xlsx"
+    result = _run("eval", "-r", ruleset, sheet, "--output-dir", tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    scores = {d["id"]: d["score"] for d in map(json.loads, (tmp_path / f"{ruleset}.decisions.jsonl").open())}
+    assert scores.keys() == hits[ruleset].keys() and len(scores) == 2500
+    assert [i for i in scores if scores[i] != hits[ruleset][i]] == []
+    assert any(hits["chartqa"][i] != hits["chartqa@v1"][i] for i in scores)
+
+
+def test_a_2024_chartqa_work_dir_is_given_back_by_the_swapped_generation():
+    """Every number of the four published `_acc.csv` comes back, three of them only with `chartqa@v1`."""
+    result = _run("reproduce", *sorted(p for p in CHARTQA.iterdir() if p.is_dir()), "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 12 and all(r["matched"] for r in rows)
+    assert {r["ruleset"] for r in rows} == {"chartqa@v1"}
+    llava = {r["metric"]: r["reported"] for r in rows if r["model"] == "llava_v1.5_7b"}
+    assert llava == {"test_human": "16.8", "test_augmented": "11.52", "Overall": "14.16"}
+
+
+MMEVALPRO = FIXTURES / "mmevalpro-generations"
+
+
+def _auto_score_text(result: dict, first: bool) -> str:
+    """The bytes auto_score.py writes for our metrics: the first script's one-element list of the run's
+    five scores (9ea8e1f7), or the later dict per source with Macro_Average (the mean of the rounded source
+    scores, rounded) and Micro_Average (e9c7d27d): percent rounded to 2, json.dump(indent=4)."""
+    def five(m: dict, knowledge: str) -> dict:
+        return {"genuine_accuracy_score": round(m["genuine_accuracy"] * 100, 2),
+                "average_score": round(m["average_accuracy"] * 100, 2),
+                "origin_score": round(m["origin_accuracy"] * 100, 2),
+                "perception_score": round(m["perception_accuracy"] * 100, 2),
+                knowledge: round(m["knowledge_accuracy"] * 100, 2)}
+
+    if first:
+        return json.dumps([five(result, "knowledge")], indent=4)
+    data = {s: five(result["by_source"][s], "knowledge_score") for s in ["MMMU", "MathVista", "ScienceQA"]}
+    data["Macro_Average"] = {k: round(sum(data[s][k] for s in ["MMMU", "MathVista", "ScienceQA"]) / 3, 2)
+                             for k in data["MMMU"]}
+    data["Micro_Average"] = five(result, "knowledge_score")
+    return json.dumps(data, indent=4)
+
+
+@pytest.mark.parametrize("folder,output,ruleset,first", [
+    ("2024-06-26_9ea8e1f7", "demo_output.json.gz", "mmevalpro@v1", True),
+    ("2024-06-29_e9c7d27d", "demo_model_output.json.gz", "mmevalpro@v2", False),
+])
+def test_mmevalpro_june_2024_generations_write_the_originals_score_file_byte_for_byte(tmp_path, folder, output,
+                                                                                     ruleset, first):
+    """The score file each June 2024 auto_score.py wrote (run unchanged on the real demo output) is the
+    text our generation's metrics give, byte for byte; the current exact-match scorer gives other numbers."""
+    published = (MMEVALPRO / folder / "demo_score.json").read_text(encoding="utf-8")
+    for name in (ruleset, "mmevalpro"):
+        result = _run("eval", "-r", name, MMEVALPRO / folder / output, "--format", "json")
+        assert result.exit_code == 0, result.output
+        metrics = json.loads(result.stdout)["results"][0]["metrics"]
+        assert (_auto_score_text(metrics, first) == published) is (name == ruleset)
+
+
+def test_reproduce_names_each_mmevalpro_generation_list_shaped_score_included():
+    result = _run("reproduce", MMEVALPRO / "2024-06-26_9ea8e1f7", MMEVALPRO / "2024-06-29_e9c7d27d", "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 5 + 25 and all(r["matched"] for r in rows)
+    by_dir = {Path(r["file"]).parent.name: r["ruleset"] for r in rows}
+    assert by_dir == {"2024-06-26_9ea8e1f7": "mmevalpro@v1", "2024-06-29_e9c7d27d": "mmevalpro@v2"}
+    first = {r["metric"]: r["reported"] for r in rows if r["ruleset"] == "mmevalpro@v1"}
+    assert first == {"genuine_accuracy_score": "36.11", "average_score": "67.51", "origin_score": "23.84",
+                     "perception_score": "22.0", "knowledge": "21.67"}
