@@ -98,3 +98,51 @@ def test_reproduce_names_each_mmevalpro_generation_list_shaped_score_included():
     first = {r["metric"]: r["reported"] for r in rows if r["ruleset"] == "mmevalpro@v1"}
     assert first == {"genuine_accuracy_score": "36.11", "average_score": "67.51", "origin_score": "23.84",
                      "perception_score": "22.0", "knowledge": "21.67"}
+
+
+@pytest.mark.parametrize("folder,named", [("T20240805_G0da88ba9", "chartqa@v1"), ("T20251002_G677e30a5", "chartqa"),
+                                          ("results", "chartqa")])
+def test_a_tie_between_generations_goes_to_the_one_whose_dates_hold_the_runs_date(tmp_path, folder, named):
+    """sharegpt4v_7b's numbers come back with both ChartQA generations (8 rows differ, 4 each way): a run
+    folder `T<date>_G<hash>` dates the run, and the generation of that date is named; undated, the newest."""
+    import shutil
+
+    work = tmp_path / "sharegpt4v_7b" / folder
+    shutil.copytree(CHARTQA / "sharegpt4v_7b", work)
+    result = _run("reproduce", work, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert {r["ruleset"] for r in rows} == {named} and all(r["matched"] for r in rows)
+    gen = rows[0]["generation"]
+    assert gen["name"] == named and (gen["from"], gen["until"]) == {"chartqa@v1": ("2024-03-27", "2025-09-01"),
+                                                                     "chartqa": ("2025-09-01", None)}[named]
+    notes = rows[0]["notes"]
+    assert any(n.startswith(f"generation `{named}`: VLMEvalKit's scorer ") for n in notes)
+    assert any("also reproduced by" in n for n in notes)
+
+
+def test_the_generation_is_named_with_its_dates_in_table_markdown_and_html():
+    table = _run("reproduce", CHARTQA / "llava_v1.5_7b").stdout
+    assert "chartqa@v1 (2024-03-27 – 2025-09-01)" in table
+    markdown = _run("reproduce", CHARTQA / "llava_v1.5_7b", "--format", "markdown").stdout
+    assert "Generations: `chartqa@v1` VLMEvalKit 2024-03-27 – 2025-09-01 (3d800fce)" in markdown
+    html = _run("reproduce", CHARTQA / "llava_v1.5_7b", "--format", "html").stdout
+    assert "<code>chartqa@v1</code><br><small>2024-03-27 – 2025-09-01</small>" in html
+
+
+def test_every_dated_generation_is_a_built_in_ruleset_and_its_dates_follow_on():
+    """generations.yaml names only built-in rulesets; within a family of names (`chartqa`, `chartqa@v1`) the
+    older generation ends the day the next begins."""
+    from rulekit.core.resources import builtin_rulesets
+    from rulekit.report.reproduce.registry import generations
+
+    dated = generations()
+    assert set(dated) <= set(builtin_rulesets())
+    for name, g in dated.items():
+        assert g.until is None or g.since <= g.until
+        base, _, version = name.partition("@")
+        newer = [o for o in dated.values() if o.name.partition("@")[0] == base and o.since > g.since]
+        if g.until is not None:
+            assert newer and min(newer, key=lambda o: o.since).since == g.until, name
+        else:
+            assert not newer, name

@@ -52,6 +52,7 @@ class Row:
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
+    generation: dict | None = None  # the chosen ruleset's dates (rulekit/data/generations.yaml), when listed
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -63,4 +64,5 @@ class Row:
                 "metric": self.metric, "split": self.split, "reported": self.reported,
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
-                **({"report": self.report} if self.report else {})}
+                **({"report": self.report} if self.report else {}),
+                **({"generation": self.generation} if self.generation else {})}

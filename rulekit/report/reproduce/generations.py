@@ -1,5 +1,7 @@
 """Scoring an artifact with every generation its family lists, and choosing the one that gives the
-published numbers back (then the one closest to the framework's own per-row evidence)."""
+published numbers back (then the one closest to the framework's own per-row evidence, then the one
+whose dates hold the run's own date, then the one the other files of the run need), named with its dates
+(`rulekit/data/generations.yaml`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,7 +13,7 @@ from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
-from rulekit.report.reproduce.registry import Family, registry
+from rulekit.report.reproduce.registry import Family, generation_info, registry
 from rulekit.report.reproduce.replay import replayed
 from rulekit.report.reproduce.sheets import (circular_judge_replies, judge_sheet_replies, sheet_differences,
                                              sheet_judge_replies)
@@ -56,6 +58,32 @@ class Scored:
 def generation(ruleset: str) -> str:
     """The rules generation of a ruleset name: `vlmevalkit@v1+judge` → `vlmevalkit@v1`."""
     return ruleset.removesuffix("+judge")
+
+
+def era_of(art: Artifact) -> tuple[str, str] | None:
+    """(YYYY-MM-DD, where it was read) of the run that wrote `art`'s report, when its names say it: a
+    VLMEvalKit run folder `T<YYYYMMDD>_G<hash>` (2025 on) above the report, or an lmms-eval results file
+    `<YYYYMMDD>_<HHMMSS>_results.json`. None when nothing dates it (a file's mtime is not trusted: a copy
+    or a checkout resets it)."""
+    name = art.report.name
+    if len(name) > 16 and name[:8].isdigit() and name[8] == "_" and name[9:15].isdigit() \
+            and name.endswith("results.json"):
+        return _day(name[:8]), f"the results file's name {name}"
+    for part in reversed(art.report.parent.parts):
+        if len(part) > 11 and part[0] == "T" and part[1:9].isdigit() and part[9:11] == "_G":
+            return _day(part[1:9]), f"the run folder {part}"
+    return None
+
+
+def _day(digits: str) -> str:
+    return f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}"
+
+
+def _era_rank(ruleset: str, era: tuple[str, str] | None) -> int:
+    """0 when the generation's dates hold the run's date (or nothing dates the run, or the generation has
+    no dates), 1 when they do not."""
+    info = generation_info(ruleset)
+    return 0 if era is None or info is None or info.covers(era[0]) else 1
 
 
 def score_artifact(art: Artifact) -> Scored:
@@ -160,8 +188,10 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                     None, False, list(notes), [], percent, art.report.name) for n in art.numbers]
     sheet_distance = sc.distance
     rank = {name: i for i, name in enumerate(prefer)}
+    era = era_of(art)
     complete = [s for s in scored if all(s[2].values())]
-    whole = (min(complete, key=lambda s: (sheet_distance(s), rank.get(generation(s[0].ruleset), len(rank))))
+    whole = (min(complete, key=lambda s: (sheet_distance(s), _era_rank(s[0].ruleset, era),
+                                          rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
     overall = next((s for s in scored if any(k.endswith("\0Overall") for k in s[2])
                     and all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
@@ -201,6 +231,12 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
             if rec.id in logged and abs(logged[rec.id] - mine) > 1e-9:
                 differences.append({"id": rec.id, "framework_score": logged[rec.id], "ours": mine, "pred": d.pred,
                                     "outcome": d.outcome, "step": d.step, "response": rec.response[:200]})
+    info = generation_info(result.ruleset)
+    if info is not None:
+        notes.append(f"generation `{generation(result.ruleset)}`: {info.framework}'s scorer {info.span} "
+                     f"(commit {info.commit}: {info.change})")
+        if era is not None and not info.covers(era[0]):
+            notes.append(f"the run is dated {era[0]} ({era[1]}), outside the dates of `{generation(result.ruleset)}`")
     dup = len(result.records) - len({r.id for r in result.records})
     if dup:
         notes.append(f"{dup} repeated indexes: VLMEvalKit joins predictions and answers by index, so the "
@@ -210,7 +246,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name))
+                        art.report.name, info.as_dict() if info is not None else None))
     return rows
 
 
