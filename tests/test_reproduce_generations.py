@@ -146,3 +146,45 @@ def test_every_dated_generation_is_a_built_in_ruleset_and_its_dates_follow_on():
             assert newer and min(newer, key=lambda o: o.since).since == g.until, name
         else:
             assert not newer, name
+
+
+INDEX_JOIN = FIXTURES / "vlmevalkit-index-join"
+
+
+def test_a_repeated_index_is_scored_as_vlmevalkit_joins_it_and_the_option_is_named_and_sized():
+    """The original mcq_vanilla_eval @8419a76a judged both rows of 8 repeated indexes against the index's last
+    answer (README): only the option `index-join` gives its numbers back, and the note sizes it in points."""
+    result = _run("reproduce", INDEX_JOIN, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["results"]
+    assert len(rows) == 4 and all(r["matched"] and r["options"] == ["index-join"] for r in rows)
+    note = next(n for n in rows[0]["notes"] if "repeated indexes" in n)
+    assert note.startswith("8 repeated indexes") and "option `index-join` (8 rows" in note
+    assert "Overall 0.531250 with it, 0.562500 without: -3.12 points" in note
+    assert "+index-join" in _run("reproduce", INDEX_JOIN).stdout
+
+
+def test_numbers_scored_row_by_row_keep_the_plain_scoring_and_say_what_the_option_would_do(tmp_path):
+    """The same predictions with the numbers each row's own answer gives: no option, and the note says so."""
+    import shutil
+
+    shutil.copytree(INDEX_JOIN / "gen_model", tmp_path / "gen_model")
+    (tmp_path / "gen_model" / "gen_model_SEEDBench2_acc.csv").write_text(
+        '"split","Overall","Instance Identity","Scene Understanding","Text Recognition"\n'
+        '"none","0.5625","0.4375","0.5","0.875"\n', encoding="utf-8")
+    rows = json.loads(_run("reproduce", tmp_path, "--format", "json").stdout)["results"]
+    assert all(r["matched"] and "options" not in r for r in rows)
+    assert any("the option `index-join` (8 rows) does not give the numbers back" in n for n in rows[0]["notes"])
+
+
+def test_index_joined_gives_each_row_of_an_index_its_last_rows_answer_and_options():
+    from rulekit.core.records import Record
+    from rulekit.report.reproduce.index_join import index_joined
+
+    rows = [Record("1", "multiple-choice", "A", "A", {"A": "x", "B": "y"}, question="first"),
+            Record("2", "multiple-choice", "B", "B", {"A": "p", "B": "q"}),
+            Record("1", "multiple-choice", "A", "B", {"A": "u", "B": "v"}, question="second")]
+    out, changed = index_joined(rows)
+    assert changed == 1 and [(r.answer, r.choices["A"], r.question) for r in out] == \
+        [("B", "u", "first"), ("B", "p", None), ("B", "u", "second")]
+    assert index_joined(rows[:2]) == (rows[:2], 0)

@@ -4,11 +4,12 @@ whose dates hold the run's own date, then the one the other files of the run nee
 (`rulekit/data/generations.yaml`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.files import kept_records
 from rulekit.report.reproduce.found import Artifact, Row
+from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeated_ids
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
@@ -31,6 +32,12 @@ class Scored:
     unmatched: set[str] | None
     percent: bool
     logged: tuple[str, dict[str, float]] | None = None  # lmms-eval: (metric, {id: its per-sample value})
+    joined: dict[int, int] = field(default_factory=dict)  # id(Result) scored with `index-join`: rows it changed
+
+    def label(self, candidate: tuple) -> str:
+        """A candidate's name: its ruleset, `with index-join` when scored with that option."""
+        name = candidate[0].ruleset
+        return f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
 
     def distance(self, candidate: tuple) -> int:
         """Rows whose rules-matched status differs from the framework's own sheet, or (lmms-eval) whose
@@ -142,6 +149,17 @@ def score_artifact(art: Artifact) -> Scored:
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
     # on the scale of the figure itself (MME's sums)
     percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"
+    # VLMEvalKit's multiple-choice evaluate joins answers by a non-unique index: score that way too (`index-join`)
+    joined: dict[int, int] = {}
+    if art.framework == "vlmevalkit" and family.name != "circular" and not score_file and results \
+            and repeated_ids(results[-1].records):
+        plain = [r for r in results if r.ruleset in by_name]
+        if plain:
+            rewritten, changed = index_joined(plain[0].records)
+            if changed:
+                extra = evaluate([by_name[r.ruleset] for r in plain], rewritten, keep=True)
+                joined = {id(r): changed for r in extra}
+                results = results + extra
     scored = []
     for result in results:
         records = result.records
@@ -175,7 +193,7 @@ def score_artifact(art: Artifact) -> Scored:
                 names.append(metric)
                 values.update(found)
         logged = ("`, `".join(names), values) if values else None
-    return Scored(art, family, scored, notes, unmatched, percent, logged)
+    return Scored(art, family, scored, notes, unmatched, percent, logged, joined)
 
 
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
@@ -197,7 +215,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                     and all(v for k, v in s[2].items() if k.endswith("\0Overall"))), None)
     chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
     result, ours, agree, correct = chosen
-    also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
+    also = [sc.label(s) for s in scored if s is not chosen and all(s[2].values())]
     if whole is not None and also:
         notes.append(f"also reproduced by {', '.join(f'`{name}`' for name in also)} (they agree on these replies)")
     if sc.logged is not None:
@@ -214,7 +232,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         if overall is not None:
             notes.append("Overall reproduced; some category numbers are not (see their rows)")
         else:
-            tried = ", ".join(f"{s[0].ruleset} {_fmt(_overall(s[1]), percent)}" for s in scored)
+            tried = ", ".join(f"{sc.label(s)} {_fmt(_overall(s[1]), percent)}" for s in scored)
             notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried: {tried})")
     differences: list[dict] = []
     if whole is None and art.result_sheet is not None:
@@ -237,17 +255,38 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                      f"(commit {info.commit}: {info.change})")
         if era is not None and not info.covers(era[0]):
             notes.append(f"the run is dated {era[0]} ({era[1]}), outside the dates of `{generation(result.ruleset)}`")
-    dup = len(result.records) - len({r.id for r in result.records})
+    dup = repeated_ids(result.records)
+    options = [INDEX_JOIN] if id(result) in sc.joined else []
     if dup:
-        notes.append(f"{dup} repeated indexes: VLMEvalKit joins predictions and answers by index, so the "
-                     "published number may count rows twice (probable bug)")
+        notes.append(_index_join_note(sc, chosen, dup) if art.framework == "vlmevalkit"
+                     else f"{dup} records repeat an earlier record's id")
     rows = []
     for n in art.numbers:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name, info.as_dict() if info is not None else None))
+                        art.report.name, info.as_dict() if info is not None else None, options))
     return rows
+
+
+def _index_join_note(sc: Scored, chosen: tuple, dup: int) -> str:
+    """What the repeated indexes of `chosen`'s records did, and the option `index-join`'s effect on Overall
+    in points (the same ruleset scored with and without it)."""
+    head = (f"{dup} repeated indexes: VLMEvalKit joins answers to predictions by index (mcq_vanilla_eval's "
+            "`answer_map`), so every row of an index is judged against its last row's answer and counted")
+    is_joined = id(chosen[0]) in sc.joined
+    other = next((s for s in sc.candidates if s[0].ruleset == chosen[0].ruleset and s is not chosen
+                  and (id(s[0]) in sc.joined) != is_joined), None)
+    if other is None:
+        return head + f"; the option `{INDEX_JOIN}` changes no row here"
+    mine, theirs = _overall(chosen[1]), _overall(other[1])
+    with_it, without = (mine, theirs) if is_joined else (theirs, mine)
+    size = (f"Overall {_fmt(with_it, sc.percent)} with it, {_fmt(without, sc.percent)} without: "
+            f"{100 * (with_it - without):+.2f} points" if with_it is not None and without is not None else "")
+    rows = sc.joined[id(chosen[0] if is_joined else other[0])]
+    if is_joined:
+        return head + f"; scored with the option `{INDEX_JOIN}` ({rows} rows take their index's last answer; {size})"
+    return head + f"; the option `{INDEX_JOIN}` ({rows} rows) does not give the numbers back ({size})"
 
 
 def _overall(ours: dict) -> float | None:

@@ -20,11 +20,13 @@ def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
 
 
 def _named(row: Row) -> str:
-    """The ruleset column: the generation's name, with its dates when the registry lists them."""
+    """The ruleset column: the generation's name (and the named options it needed, `+index-join`), with its
+    dates when the registry lists them."""
     if not row.ruleset:
         return "-"
     g = row.generation
-    return f"{row.ruleset} ({g['from']} – {g['until'] or 'now'})" if g else row.ruleset
+    name = row.ruleset + "".join(f" +{o}" for o in row.options)
+    return f"{name} ({g['from']} – {g['until'] or 'now'})" if g else name
 
 
 def render_table(rows: list[Row], notes: list[str], console) -> None:
@@ -70,7 +72,7 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
             continue
         ours = "-" if row.reproduced is None else repr(row.shown())
         out.append(f"| {row.model} | {label[id(row)]} | {row.split} | {row.metric} | {row.reported} | {ours} | "
-                   f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
+                   f"`{row.ruleset}`{''.join(f' +`{o}`' for o in row.options)} | {'yes' if row.matched else 'no'} |")
     named = {r.generation["name"]: r.generation for r in rows if r.generation}
     if named:
         out.append("")
