@@ -140,8 +140,9 @@ def test_every_dated_generation_is_a_built_in_ruleset_and_its_dates_follow_on():
     assert set(dated) <= set(builtin_rulesets())
     for name, g in dated.items():
         assert g.until is None or g.since <= g.until
-        base, _, version = name.partition("@")
-        newer = [o for o in dated.values() if o.name.partition("@")[0] == base and o.since > g.since]
+        base = name.partition("@")[0].removesuffix("+judge")
+        newer = [o for o in dated.values()
+                 if o.name.partition("@")[0].removesuffix("+judge") == base and o.since > g.since]
         if g.until is not None:
             assert newer and min(newer, key=lambda o: o.since).since == g.until, name
         else:
@@ -188,3 +189,17 @@ def test_index_joined_gives_each_row_of_an_index_its_last_rows_answer_and_option
     assert changed == 1 and [(r.answer, r.choices["A"], r.question) for r in out] == \
         [("B", "u", "first"), ("B", "p", None), ("B", "u", "second")]
     assert index_joined(rows[:2]) == (rows[:2], 0)
+
+
+def test_mmvet_of_december_2023_counts_each_capability_once_and_is_named_with_its_dates():
+    """`_score.csv` written by the original MMVet_acc @9304eca5 (README): only `vlmevalkit-mmvet@v1+judge` gives
+    its capability rows back; the current generation's table (single-tag questions twice) still comes back
+    with the current one."""
+    rows = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mmvet-2023", "--format", "json").stdout)["results"]
+    assert len(rows) == 14 and all(r["matched"] and r["ruleset"] == "vlmevalkit-mmvet@v1+judge" for r in rows)
+    assert {(r["split"], r["metric"]): r["reported"] for r in rows}[("rec", "tot")] == "135"
+    assert (rows[0]["generation"]["from"], rows[0]["generation"]["until"]) == ("2023-12-09", "2023-12-11")
+    now = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-judged", "--format", "json").stdout)["results"]
+    mmvet = [r for r in now if r["benchmark"] == "MMVet"]
+    assert mmvet and all(r["matched"] and r["ruleset"] == "vlmevalkit-mmvet+judge" for r in mmvet)
+    assert mmvet[0]["generation"]["from"] == "2023-12-11" and mmvet[0]["generation"]["until"] is None

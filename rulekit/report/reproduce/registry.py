@@ -85,7 +85,9 @@ def generations() -> dict[str, Generation]:
 
 
 def generation_info(ruleset: str | None) -> Generation | None:
-    """The dates of a ruleset's generation (a judged variant `NAME+judge` has NAME's), or None."""
+    """The dates of a ruleset's generation (a judged variant `NAME+judge` has its own entry, else NAME's), or
+    None."""
     if not ruleset:
         return None
-    return generations().get(ruleset.removesuffix("+judge"))
+    dated = generations()
+    return dated.get(ruleset) or dated.get(ruleset.removesuffix("+judge"))
