@@ -54,6 +54,7 @@ class Row:
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
     generation: dict | None = None  # the chosen ruleset's dates (rulekit/data/generations.yaml), when listed
     options: list[str] = field(default_factory=list)  # named scoring options it needed (`index-join`)
+    fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -67,4 +68,5 @@ class Row:
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
                 **({"report": self.report} if self.report else {}),
                 **({"generation": self.generation} if self.generation else {}),
-                **({"options": self.options} if self.options else {})}
+                **({"options": self.options} if self.options else {}),
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}
