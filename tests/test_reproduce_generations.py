@@ -203,3 +203,28 @@ def test_mmvet_of_december_2023_counts_each_capability_once_and_is_named_with_it
     mmvet = [r for r in now if r["benchmark"] == "MMVet"]
     assert mmvet and all(r["matched"] and r["ruleset"] == "vlmevalkit-mmvet+judge" for r in mmvet)
     assert mmvet[0]["generation"]["from"] == "2023-12-11" and mmvet[0]["generation"]["until"] is None
+
+
+def test_an_lmms_eval_mme_run_from_before_november_2024_is_read_under_its_misspelt_perception_key(tmp_path):
+    """Until bb3fd824 (2024-11-05, #397) lmms-eval's MME logged and published `mme_percetion_score`; the
+    scorer is the same. The real MME run of tests/fixtures/reproduce/lmms-eval with its categories mapped to
+    perception ones and its key spelt as then: the perception sum comes back."""
+    src = FIXTURES / "lmms-eval" / "qwen2.5-vl-3b-mme-limit8"
+    cats = {"code_reasoning": "OCR", "commonsense_reasoning": "color", "numerical_calculation": "count",
+            "text_translation": "scene"}
+    lines = []
+    for line in (src / "20260923_172512_samples_mme.jsonl").read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        m = d.pop("mme_cognition_score")
+        d["mme_percetion_score"] = {**m, "category": cats[m["category"]]}
+        lines.append(json.dumps(d))
+    (tmp_path / "20240923_172512_samples_mme.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = (src / "20260923_172512_results.json").read_text(encoding="utf-8")
+    text = text.replace("mme_cognition_score", "mme_percetion_score").replace('"mme_perception_score"',
+                                                                              '"mme_cognition_score"')
+    (tmp_path / "20240923_172512_results.json").write_text(text, encoding="utf-8")
+    result = _run("reproduce", tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)["results"]
+    assert (row["metric"], row["reported"], row["reproduced"], row["matched"]) == \
+        ("mme_percetion_score,none", "162.5", 162.5, True)
