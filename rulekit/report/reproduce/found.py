@@ -84,6 +84,8 @@ class Row:
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
+    generation: dict | None = None  # the chosen ruleset's dates (rulekit/data/generations.yaml), when listed
+    options: list[str] = field(default_factory=list)  # named scoring options it needed (`index-join`)
     fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
 
     def shown(self) -> float | None:
@@ -97,4 +99,6 @@ class Row:
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
                 **({"report": self.report} if self.report else {}),
+                **({"generation": self.generation} if self.generation else {}),
+                **({"options": self.options} if self.options else {}),
                 **({"fingerprint": self.fingerprint} if self.fingerprint else {})}

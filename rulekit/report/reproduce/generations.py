@@ -1,17 +1,20 @@
 """Scoring an artifact with every generation its family lists, and choosing the one that gives the
-published numbers back (then the one closest to the framework's own per-row evidence)."""
+published numbers back (then the one closest to the framework's own per-row evidence, then the one
+whose dates hold the run's own date, then the one the other files of the run need), named with its dates
+(`rulekit/data/generations.yaml`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.files import kept_records
 from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_headline
+from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeated_ids
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
-from rulekit.report.reproduce.registry import Family
+from rulekit.report.reproduce.registry import Family, generation_info
 from rulekit.report.reproduce.replay import replayed
 from rulekit.report.reproduce.sheets import (circular_judge_replies, judge_sheet_replies, sheet_differences,
                                              sheet_judge_replies)
@@ -30,6 +33,12 @@ class Scored:
     unmatched: set[str] | None
     percent: bool
     logged: tuple[str, dict[str, float]] | None = None  # lmms-eval: (metric, {id: its per-sample value})
+    joined: dict[int, int] = field(default_factory=dict)  # id(Result) scored with `index-join`: rows it changed
+
+    def label(self, candidate: tuple) -> str:
+        """A candidate's name: its ruleset, `with index-join` when scored with that option."""
+        name = candidate[0].ruleset
+        return f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
 
     def distance(self, candidate: tuple) -> int:
         """Rows whose rules-matched status differs from the framework's own sheet, or (lmms-eval) whose
@@ -65,6 +74,32 @@ def not_supported(art: Artifact) -> str:
 def generation(ruleset: str) -> str:
     """The rules generation of a ruleset name: `vlmevalkit@v1+judge` → `vlmevalkit@v1`."""
     return ruleset.removesuffix("+judge")
+
+
+def era_of(art: Artifact) -> tuple[str, str] | None:
+    """(YYYY-MM-DD, where it was read) of the run that wrote `art`'s report, when its names say it: a
+    VLMEvalKit run folder `T<YYYYMMDD>_G<hash>` (2025 on) above the report, or an lmms-eval results file
+    `<YYYYMMDD>_<HHMMSS>_results.json`. None when nothing dates it (a file's mtime is not trusted: a copy
+    or a checkout resets it)."""
+    name = art.report.name
+    if len(name) > 16 and name[:8].isdigit() and name[8] == "_" and name[9:15].isdigit() \
+            and name.endswith("results.json"):
+        return _day(name[:8]), f"the results file's name {name}"
+    for part in reversed(art.report.parent.parts):
+        if len(part) > 11 and part[0] == "T" and part[1:9].isdigit() and part[9:11] == "_G":
+            return _day(part[1:9]), f"the run folder {part}"
+    return None
+
+
+def _day(digits: str) -> str:
+    return f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}"
+
+
+def _era_rank(ruleset: str, era: tuple[str, str] | None) -> int:
+    """0 when the generation's dates hold the run's date (or nothing dates the run, or the generation has
+    no dates), 1 when they do not."""
+    info = generation_info(ruleset)
+    return 0 if era is None or info is None or info.covers(era[0]) else 1
 
 
 def score_artifact(art: Artifact) -> Scored:
@@ -128,6 +163,17 @@ def score_artifact(art: Artifact) -> Scored:
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
     # on the scale of the figure itself (MME's sums)
     percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"
+    # VLMEvalKit's multiple-choice evaluate joins answers by a non-unique index: score that way too (`index-join`)
+    joined: dict[int, int] = {}
+    if art.framework == "vlmevalkit" and family.name != "circular" and not score_file and results \
+            and repeated_ids(results[-1].records):
+        plain = [r for r in results if r.ruleset in by_name]
+        if plain:
+            rewritten, changed = index_joined(plain[0].records)
+            if changed:
+                extra = evaluate([by_name[r.ruleset] for r in plain], rewritten, keep=True, count_unreadable=True)
+                joined = {id(r): changed for r in extra}
+                results = results + extra
     scored = []
     for result in results:
         records = result.records
@@ -161,7 +207,7 @@ def score_artifact(art: Artifact) -> Scored:
                 names.append(metric)
                 values.update(found)
         logged = ("`, `".join(names), values) if values else None
-    return Scored(art, family, scored, notes, unmatched, percent, logged)
+    return Scored(art, family, scored, notes, unmatched, percent, logged, joined)
 
 
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
@@ -174,14 +220,16 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                     None, False, list(notes), [], percent, art.report.name) for n in art.numbers]
     sheet_distance = sc.distance
     rank = {name: i for i, name in enumerate(prefer)}
+    era = era_of(art)
     complete = [s for s in scored if all(s[2].values())]
-    whole = (min(complete, key=lambda s: (sheet_distance(s), rank.get(generation(s[0].ruleset), len(rank))))
+    whole = (min(complete, key=lambda s: (sheet_distance(s), _era_rank(s[0].ruleset, era),
+                                          rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
     heads = _headline_keys(art)
     overall = next((s for s in scored if heads and all(s[2][k] for k in heads)), None)
     chosen = whole or overall or min(scored, key=lambda s: _distance(s[1], art.numbers))
     result, ours, agree, correct = chosen
-    also = [s[0].ruleset for s in scored if s is not chosen and all(s[2].values())]
+    also = [sc.label(s) for s in scored if s is not chosen and all(s[2].values())]
     if whole is not None and also:
         notes.append(f"also reproduced by {', '.join(f'`{name}`' for name in also)} (they agree on these replies)")
     if sc.logged is not None:
@@ -200,7 +248,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
             notes.append(f"{_label(art, heads)} reproduced; {missed} other numbers are not (see their rows)")
         else:  # each generation's figure for the headline number, as the table shows it
             head = heads[0] if heads else next(iter(agree))
-            tried = ", ".join(f"{s[0].ruleset} {_shown(s[1], art, head, percent)}" for s in scored)
+            tried = ", ".join(f"{sc.label(s)} {_shown(s[1], art, head, percent)}" for s in scored)
             notes.append(f"no generation reproduces it; closest `{result.ruleset}` (tried, {_label(art, [head])}: "
                          f"{tried})")
     differences: list[dict] = []
@@ -218,16 +266,24 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
             if rec.id in logged and abs(logged[rec.id] - mine) > 1e-9:
                 differences.append({"id": rec.id, "framework_score": logged[rec.id], "ours": mine, "pred": d.pred,
                                     "outcome": d.outcome, "step": d.step, "response": rec.response[:200]})
-    dup = len(result.records) - len({r.id for r in result.records})
+    info = generation_info(result.ruleset)
+    if info is not None:
+        notes.append(f"generation `{generation(result.ruleset)}`: {info.framework}'s scorer {info.span} "
+                     f"(commit {info.commit}: {info.change})")
+        if era is not None and not info.covers(era[0]):
+            notes.append(f"the run is dated {era[0]} ({era[1]}), outside the dates of `{generation(result.ruleset)}`")
+    dup = repeated_ids(result.records)
+    options = [INDEX_JOIN] if id(result) in sc.joined else []
     if dup:
-        notes.append(f"{dup} repeated indexes: VLMEvalKit joins predictions and answers by index, so the "
-                     "published number may count rows twice (probable bug)")
+        notes.append(_index_join_note(sc, chosen, dup) if art.framework == "vlmevalkit"
+                     else f"{dup} records repeat an earlier record's id")
     rows = []
     for n in art.numbers:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name, result.fingerprint))
+                        art.report.name, generation=info.as_dict() if info is not None else None, options=options,
+                        fingerprint=result.fingerprint))
     return rows
 
 
@@ -262,6 +318,36 @@ def _shown(ours: dict, art: Artifact, key: str, percent: bool) -> str:
     split, metric = key.split("\0", 1)
     value = ours.get((split, metric))
     return "-" if value is None else f"{value * (100 if percent else 1):.6f}"
+
+
+def _index_join_note(sc: Scored, chosen: tuple, dup: int) -> str:
+    """What the repeated indexes of `chosen`'s records did, and the option `index-join`'s effect on Overall
+    in points (the same ruleset scored with and without it)."""
+    head = (f"{dup} repeated indexes: VLMEvalKit joins answers to predictions by index (mcq_vanilla_eval's "
+            "`answer_map`), so every row of an index is judged against its last row's answer and counted")
+    is_joined = id(chosen[0]) in sc.joined
+    other = next((s for s in sc.candidates if s[0].ruleset == chosen[0].ruleset and s is not chosen
+                  and (id(s[0]) in sc.joined) != is_joined), None)
+    if other is None:
+        return head + f"; the option `{INDEX_JOIN}` changes no row here"
+    mine, theirs = _overall(chosen[1]), _overall(other[1])
+    with_it, without = (mine, theirs) if is_joined else (theirs, mine)
+    size = (f"Overall {_fmt(with_it, sc.percent)} with it, {_fmt(without, sc.percent)} without: "
+            f"{100 * (with_it - without):+.2f} points" if with_it is not None and without is not None else "")
+    rows = sc.joined[id(chosen[0] if is_joined else other[0])]
+    if is_joined:
+        return head + f"; scored with the option `{INDEX_JOIN}` ({rows} rows take their index's last answer; {size})"
+    return head + f"; the option `{INDEX_JOIN}` ({rows} rows) does not give the numbers back ({size})"
+
+
+def _overall(ours: dict) -> float | None:
+    return next((v for (split, metric), v in ours.items() if metric == "Overall"), None)
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.2f}" if percent else f"{value:.6f}"
 
 
 def _distance(ours: dict, numbers: list[Published]) -> float:

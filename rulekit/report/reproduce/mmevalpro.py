@@ -12,6 +12,8 @@ from rulekit.report.reproduce.registry import registry
 
 # MMEvalPro's auto_score.py writes {source: {genuine_accuracy_score: 17.11, ...}, "Macro_Average": {...},
 # "Micro_Average": {...}} (percent, 2 decimals) for a model-output JSON of triplet rows.
+# The first auto_score.py (2024-06-26) wrote a one-element LIST of the run's five scores, `knowledge` for
+# `knowledge_score`, no per-source split: its numbers are read under the split `none`, the whole run.
 MMEVALPRO_METRICS = {"genuine_accuracy_score": "genuine_accuracy", "average_score": "average_accuracy",
                      "origin_score": "origin_accuracy", "perception_score": "perception_accuracy",
                      "knowledge_score": "knowledge_accuracy",

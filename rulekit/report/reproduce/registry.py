@@ -46,3 +46,54 @@ def families_for(benchmark: str) -> list[Family]:
     """The families whose dataset list names `benchmark` (case-insensitive)."""
     key = benchmark.lower()
     return [f for f in registry() if key in (d.lower() for d in f.datasets)]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """When a built-in ruleset's behaviour was its framework's (`rulekit/data/generations.yaml`): from
+    `since` (a YYYY-MM-DD day, with the commit's HH:MM when two generations share a day) until `until`
+    (None: still current), brought by `commit`, `change` in a line."""
+
+    name: str
+    framework: str
+    since: str
+    until: str | None
+    commit: str
+    change: str
+
+    @property
+    def span(self) -> str:
+        """The dates as shown: `2024-03-27 – 2025-09-01`, `2025-09-01 – now`."""
+        return f"{self.since} – {self.until or 'now'}"
+
+    def covers(self, day: str) -> bool:
+        """Was this the framework's behaviour on `day` (YYYY-MM-DD)? Both ends count: a run on the day of a
+        change may have either generation."""
+        return self.since[:10] <= day[:10] and (self.until is None or day[:10] <= self.until[:10])
+
+    def as_dict(self) -> dict:
+        """The JSON form (`reproduce --format json`, each result's `generation`)."""
+        return {"name": self.name, "framework": self.framework, "from": self.since, "until": self.until,
+                "commit": self.commit, "change": self.change}
+
+
+@functools.lru_cache(maxsize=1)
+def generations() -> dict[str, Generation]:
+    """Every entry of `rulekit/data/generations.yaml`, by ruleset name."""
+    from rulekit.data import data_path
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = yaml.load(data_path("generations.yaml").read_text(encoding="utf-8"), Loader=loader) or {}
+    return {name: Generation(name, str(spec["framework"]), str(spec["from"]),
+                             None if spec.get("until") is None else str(spec["until"]), str(spec["commit"]),
+                             str(spec.get("change", "")))
+            for name, spec in raw.items()}
+
+
+def generation_info(ruleset: str | None) -> Generation | None:
+    """The dates of a ruleset's generation (a judged variant `NAME+judge` has its own entry, else NAME's), or
+    None."""
+    if not ruleset:
+        return None
+    dated = generations()
+    return dated.get(ruleset) or dated.get(ruleset.removesuffix("+judge"))

@@ -19,6 +19,16 @@ def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
     return out
 
 
+def _named(row: Row) -> str:
+    """The ruleset column: the generation's name (and the named options it needed, `+index-join`), with its
+    dates when the registry lists them."""
+    if not row.ruleset:
+        return "-"
+    g = row.generation
+    name = row.ruleset + "".join(f" +{o}" for o in row.options)
+    return f"{name} ({g['from']} – {g['until'] or 'now'})" if g else name
+
+
 def render_table(rows: list[Row], notes: list[str], console) -> None:
     """One line per published number (Overall first, then categories), notes under it."""
     from rich.table import Table
@@ -38,7 +48,7 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
         ours = row.shown()
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
         table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
-                      f"{ours:.6f}" if ours is not None else "-", delta, Text(row.ruleset or "-"),
+                      f"{ours:.6f}" if ours is not None else "-", delta, Text(_named(row)),
                       Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
     console.print(table)
     seen = set()
@@ -62,7 +72,12 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
             continue
         ours = "-" if row.reproduced is None else repr(row.shown())
         out.append(f"| {row.model} | {label[id(row)]} | {row.split} | {row.metric} | {row.reported} | {ours} | "
-                   f"`{row.ruleset}` | {'yes' if row.matched else 'no'} |")
+                   f"`{row.ruleset}`{''.join(f' +`{o}`' for o in row.options)} | {'yes' if row.matched else 'no'} |")
+    named = {r.generation["name"]: r.generation for r in rows if r.generation}
+    if named:
+        out.append("")
+        out.append("Generations: " + "; ".join(f"`{name}` {g['framework']} {g['from']} – {g['until'] or 'now'} "
+                                                f"({g['commit']})" for name, g in sorted(named.items())))
     missed = [r for r in rows if not is_headline(r) and not r.matched]
     if missed:
         out.append("")
