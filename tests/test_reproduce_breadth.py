@@ -1,0 +1,127 @@
+"""Issue 30, class 4 (breadth): benchmark families added to the registry, each checked against its ORIGINAL
+scorer run unchanged in scratch (tests/fidelity/vlmevalkit/harness/*, the fixtures' READMEs say how), on
+real work dirs where public ones exist and on generated predictions that stress the scorer otherwise."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rulekit.cli import main
+from rulekit.core.records import Record
+from rulekit.engine.compiler import load_ruleset
+from rulekit.language.compares import vqa_accuracy
+from rulekit.language.prepare import compile_prepare, digit_article
+from rulekit.language.schema import PREPARE_MODELS
+from rulekit.run.evaluate import evaluate
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reproduce"
+
+
+def _reproduce(path: Path) -> tuple[int, list[dict]]:
+    result = CliRunner().invoke(main, ["reproduce", "--format", "json", str(path)])
+    return result.exit_code, json.loads(result.stdout)["results"]
+
+
+def _row_scores(ruleset: str, sheet: Path) -> dict[str, float]:
+    """{record id: its score} of a prediction sheet under a ruleset (the score a report averages)."""
+    from rulekit.report.reproduce import kept_records
+
+    [res] = evaluate([load_ruleset(ruleset)], kept_records(sheet), keep=True)
+    return {r.id: (d.score if d.score is not None else float(d.correct is True)) for r, d in zip(res.records, res.decisions)}
+
+
+# ---------------------------------------------------------------- VQA score and OCRVQA
+VQA_SCORE = FIXTURES / "vlmevalkit-vqa-score"
+VQA_REAL = FIXTURES / "vlmevalkit-vqa-real"
+
+
+def test_textvqa_and_ocrvqa_reports_of_both_generations_are_given_back_with_the_generation_named():
+    """The same predictions scored by VLMEvalKit @ e8e78f05 and by its July 2024 code: every number comes
+    back, the TextVQA reports with the generation that wrote them (they differ on "3." after a digit)."""
+    code, rows = _reproduce(VQA_SCORE)
+    assert code == 0, [r for r in rows if not r["matched"]]
+    named = {(r["model"], r["benchmark"]): r["ruleset"] for r in rows}
+    assert named == {("vqa-head", "TextVQA_VAL"): "vlmevalkit-vqa", ("vqa-2024", "TextVQA_VAL"): "vlmevalkit-vqa@v3",
+                     ("vqa-head", "OCRVQA_TESTCORE"): "vlmevalkit-ocrvqa",
+                     ("vqa-2024", "OCRVQA_TESTCORE"): "vlmevalkit-ocrvqa"}
+    assert len(rows) == 16
+    overall = {r["model"]: r["reported"] for r in rows if r["benchmark"] == "TextVQA_VAL"}
+    assert overall == {"vqa-head": "30.024999999999995", "vqa-2024": "32.125"}  # the generations differ here
+
+
+@pytest.mark.parametrize("work,dataset,ruleset", [
+    ("vqa-head", "TextVQA_VAL", "vlmevalkit-vqa"), ("vqa-2024", "TextVQA_VAL", "vlmevalkit-vqa@v3"),
+    ("vqa-head", "OCRVQA_TESTCORE", "vlmevalkit-ocrvqa"), ("vqa-2024", "OCRVQA_TESTCORE", "vlmevalkit-ocrvqa")])
+def test_vqa_score_rulesets_score_every_generated_row_as_the_original(work, dataset, ruleset):
+    with gzip.open(VQA_SCORE / "hits.json.gz", "rt", encoding="utf-8") as f:
+        hits = json.load(f)[f"{work}_{dataset}"]
+    ours = _row_scores(ruleset, VQA_SCORE / work / f"{work}_{dataset}.xlsx")
+    assert ours.keys() == hits.keys()
+    assert [i for i in hits if abs(ours[i] - hits[i]) > 1e-12] == []
+
+
+def test_the_other_generation_disagrees_on_some_rows():
+    """The fixture tells the two TextVQA generations apart (else the test above could not fail for a wrong pick)."""
+    sheet = VQA_SCORE / "vqa-head" / "vqa-head_TextVQA_VAL.xlsx"
+    now, before = _row_scores("vlmevalkit-vqa", sheet), _row_scores("vlmevalkit-vqa@v3", sheet)
+    assert sum(abs(now[i] - before[i]) > 1e-12 for i in now) >= 5
+
+
+def test_a_real_2024_textvqa_and_ocrvqa_work_dir_is_given_back_row_by_row():
+    """SYuan03/VLMEvalKit's GPT4o_MINI (2024-08): both reports whole, and every row as the fork's own code
+    scores it (a reply "None" is pandas' NaN, "nan", not the number word "none" = "0")."""
+    code, rows = _reproduce(VQA_REAL)
+    assert code == 0, [r for r in rows if not r["matched"]]
+    assert len(rows) == 34 and {r["ruleset"] for r in rows} == {"vlmevalkit-vqa@v3", "vlmevalkit-ocrvqa"}
+    with gzip.open(VQA_REAL / "hits.json.gz", "rt", encoding="utf-8") as f:
+        hits = json.load(f)
+    for dataset, ruleset in (("TextVQA_VAL", "vlmevalkit-vqa@v3"), ("OCRVQA_TESTCORE", "vlmevalkit-ocrvqa")):
+        ours = _row_scores(ruleset, VQA_REAL / "GPT4o_MINI" / f"GPT4o_MINI_{dataset}.xlsx")
+        assert ours.keys() == hits[dataset].keys()
+        assert [i for i in ours if abs(ours[i] - hits[dataset][i]) > 1e-12] == []
+    textvqa = _row_scores("vlmevalkit-vqa@v3", VQA_REAL / "GPT4o_MINI" / "GPT4o_MINI_TextVQA_VAL.xlsx")
+    assert textvqa["36368"] == 0.0 == hits["TextVQA_VAL"]["36368"]
+
+
+def _vqa_reference(pred: str, golds: list[str], by_value: bool) -> float:
+    """The VQA accuracy written as the two originals write it (VLMEvalKit: others by index; the VQA API:
+    `item != gtAnsDatum`)."""
+    accs = []
+    for i, gt in enumerate(golds):
+        others = [g for g in golds if g != gt] if by_value else [g for j, g in enumerate(golds) if j != i]
+        accs.append(min(1, float(len([g for g in others if g == pred])) / 3))
+    return sum(accs) / len(accs)
+
+
+def test_vqa_accuracy_agrees_with_both_originals_loops():
+    rng = random.Random(30)
+    for _ in range(2000):
+        golds = [rng.choice("abc") for _ in range(rng.randint(1, 10))]
+        pred = rng.choice("abcd")
+        assert vqa_accuracy(pred, golds, "by-index") == pytest.approx(_vqa_reference(pred, golds, False), abs=1e-15)
+        assert vqa_accuracy(pred, golds, "by-value") == pytest.approx(_vqa_reference(pred, golds, True), abs=1e-15)
+
+
+def test_digit_article_and_the_two_period_rules():
+    assert digit_article("The  Two dogs DONT a") == "2 dogs don't"
+    assert digit_article("none of an ten") == "0 of 10"
+    op = PREPARE_MODELS["punctuation"]
+    now = compile_prepare([op.model_validate({"punctuation": {}})], lambda i: None)
+    before = compile_prepare([op.model_validate({"punctuation": {"keep-periods": "before-digit"}})], lambda i: None)
+    assert (now("3. 3.5 x. .5"), before("3. 3.5 x. .5")) == ("3. 3.5 x .5", "3 3.5 x .5")
+    runs = compile_prepare([op.model_validate({"punctuation": {"digit-comma": "run"}})], lambda i: None)
+    one = compile_prepare([op.model_validate({"punctuation": {}})], lambda i: None)
+    assert (runs("1,,2 a-b"), one("1,,2 a-b")) == ("12 ab", "1  2 a b")
+
+
+def test_vqa_score_errors_where_the_original_raises():
+    rs = load_ruleset("vlmevalkit-vqa")
+    [res] = evaluate([rs], [Record("a", "open", "1", "[1, 2]"), Record("b", "open", "1", "[]"),
+                            Record("c", "open", "1", "['1', '1', '1', '1']")], keep=True)
+    assert [d.outcome for d in res.decisions][:2] == ["error", "error"]
+    assert res.decisions[2].score == 1.0
