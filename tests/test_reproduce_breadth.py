@@ -29,7 +29,10 @@ def _reproduce(path: Path) -> tuple[int, list[dict]]:
 
 def _row_scores(ruleset: str, sheet: Path) -> dict[str, float]:
     """{record id: its score} of a prediction sheet under a ruleset (the score a report averages)."""
-    from rulekit.report.reproduce import kept_records
+    try:  # the reproduce package (issue 30's split), else the one module before it
+        from rulekit.report.reproduce.files import kept_records
+    except ImportError:
+        from rulekit.report.reproduce import kept_records
 
     [res] = evaluate([load_ruleset(ruleset)], kept_records(sheet), keep=True)
     return {r.id: (d.score if d.score is not None else float(d.correct is True)) for r, d in zip(res.records, res.decisions)}
@@ -125,3 +128,40 @@ def test_vqa_score_errors_where_the_original_raises():
                             Record("c", "open", "1", "['1', '1', '1', '1']")], keep=True)
     assert [d.outcome for d in res.decisions][:2] == ["error", "error"]
     assert res.decisions[2].score == 1.0
+
+
+# ---------------------------------------------------------------- CV-Bench-2D: Overall = mean of the sources
+CVBENCH = FIXTURES / "vlmevalkit-cvbench"
+
+
+def test_cvbench_2d_report_is_given_back_with_overall_the_mean_of_its_sources():
+    """CVBench.report_accuracy's `_acc.csv` (written by the original): each source's accuracy and Overall, the
+    unweighted mean of the sources — not the row mean, which the multiple-choice family would give."""
+    code, rows = _reproduce(CVBENCH)
+    assert code == 0, [r for r in rows if not r["matched"]]
+    got = {r["metric"]: (r["reported"], r["reproduced"], r["ruleset"]) for r in rows}
+    assert set(got) == {"ADE20K", "COCO", "Overall"}
+    assert {v[2] for v in got.values()} == {"vlmevalkit-cvbench2d"}
+    for reported, reproduced, _ in got.values():
+        assert reproduced == pytest.approx(float(reported), abs=1e-12)
+    sheet = CVBENCH / "cvbench-model" / "cvbench-model_CV-Bench-2D.xlsx"
+    scores = _row_scores("vlmevalkit-cvbench2d", sheet)
+    row_mean = sum(scores.values()) / len(scores)
+    assert abs(row_mean - float(got["Overall"][0])) > 1e-3  # the fixture tells the two apart
+
+
+def test_cvbench_2d_rows_are_scored_as_the_original_scored_them():
+    import pandas as pd
+
+    result = pd.read_excel(CVBENCH / "cvbench-model" / "cvbench-model_CV-Bench-2D_exact_matching_result.xlsx")
+    ours = _row_scores("vlmevalkit-cvbench2d", CVBENCH / "cvbench-model" / "cvbench-model_CV-Bench-2D.xlsx")
+    theirs = {str(i): float(h) for i, h in zip(result["index"], result["hit"])}
+    assert ours.keys() == theirs.keys()
+    assert [i for i in ours if ours[i] != theirs[i]] == []
+
+
+def test_cvbench_3d_stays_in_the_multiple_choice_family():
+    from rulekit.report.reproduce import split_name
+
+    assert split_name("m_CV-Bench-3D")[1:] == ("CV-Bench-3D", split_name("m_MMStar")[2])
+    assert split_name("m_CV-Bench-2D")[2].name == "cvbench-2d"
