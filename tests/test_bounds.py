@@ -362,22 +362,23 @@ def test_reproduce_refuses_a_30000_column_report_and_scores_wide_ones_in_one_pas
 
 
 def test_wide_reports_give_the_same_numbers_as_report_acc():
-    """The one-pass `_numbers` against the per-number scan it replaced, on random records and reports."""
+    """The one-pass `report_acc_numbers` against the per-number scan it replaced, on random records and reports."""
     from rulekit.core.records import Record
-    from rulekit.report.reproduce import Published, _mean, _numbers
+    from rulekit.report.reproduce.numbers import mean, report_acc_numbers
+    from rulekit.report.reproduce.published import Published
 
     def slow(numbers, records, correct):
         out = {}
         for number in numbers:
             rows = [i for i, r in enumerate(records) if number.split == "none" or str(r.meta.get("split")) == number.split]
             if number.metric.strip() == "Overall":
-                out[(number.split, number.metric)] = _mean([correct[i] for i in rows])
+                out[(number.split, number.metric)] = mean([correct[i] for i in rows])
                 continue
             value = None
             for name in ("category", "l2-category") + (("split",) if number.split == "none" else ()):
                 hits = [correct[i] for i in rows if str(records[i].meta.get(name)) == number.metric]
                 if hits:
-                    value = _mean(hits)
+                    value = mean(hits)
                     break
             out[(number.split, number.metric)] = value
         return out
@@ -391,7 +392,7 @@ def test_wide_reports_give_the_same_numbers_as_report_acc():
         correct = [rng.choice([0.0, 1.0, 0.5, 0.25]) for _ in records]
         numbers = [Published(rng.choice(["none", "dev", "test", "x"]), rng.choice(["Overall", "a", "b", "c", "dev", "1", "None"]),
                              "0.5") for _ in range(rng.randint(1, 12))]
-        assert _numbers(numbers, records, correct) == slow(numbers, records, correct)
+        assert report_acc_numbers(numbers, records, correct) == slow(numbers, records, correct)
 
 
 def test_reproduce_reads_a_padded_acc_xlsx_without_filling_it(tmp_path):
@@ -710,13 +711,13 @@ def test_a_sympy_time_out_inside_any_of_is_the_records_error(tmp_path):
 def test_a_result_sheet_hit_that_is_not_a_number_is_skipped(tmp_path):
     from rulekit.core.records import Record
     from rulekit.core.trace import Decision
-    from rulekit.report.reproduce import _differences
+    from rulekit.report.reproduce.sheets import sheet_differences
 
     sheet = tmp_path / "m_MMStar_openai_result.tsv"
     sheet.write_text("index\tprediction\thit\n1\tA\tnan\n2\tB\t1e999\n3\tC\tyes\n4\tD\t1\n")
     records = [Record(str(i), "open", "x") for i in range(1, 5)]
     decisions = [Decision(str(i), "A", False, 0.0, "rule", "s") for i in range(1, 5)]
-    differences, overall = _differences(sheet, records, decisions, [False] * 4)
+    differences, overall = sheet_differences(sheet, records, decisions, [False] * 4)
     assert [d["id"] for d in differences] == ["4"] and overall == 1.0
 
 

@@ -84,17 +84,54 @@ def test_nothing_reproducible_is_exit_1_and_says_why(tmp_path):
     assert _run(tmp_path / "empty").exit_code == 2  # does not exist: E401
 
 
-def test_bad_files_are_located_errors_without_traceback(tmp_path):
-    (tmp_path / "m_MMStar_acc.csv").write_text("split,Overall\nnone,abc\n")
-    (tmp_path / "m_MMStar.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
-    result = _run(tmp_path)
-    assert result.exit_code == 2 and "Traceback" not in result.output
-    assert result.stderr.startswith(f"{tmp_path / 'm_MMStar_acc.csv'}:2: error[E300]: `Overall` is not a number")
-    (tmp_path / "m_MMStar_acc.csv").write_text("split,Overall\nnone,1.0\n")
-    (tmp_path / "m_MMStar.tsv").unlink()
-    (tmp_path / "m_MMStar.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
-    result = _run(tmp_path)
-    assert result.exit_code == 2 and "error[E301]" in result.stderr
+def test_bad_files_are_located_notes_and_the_other_files_are_kept(tmp_path):
+    """Issue 30 class 1: a report that cannot be read (a number it cannot parse), or a prediction file that
+    cannot be read, is a located note for that file; every other file's results are printed, and the
+    command exits 1 ("not all reproduced"), never 2 with nothing."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "tiny_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n"
+                                              "2\tq\tx\ty\tB\tA\n")
+    (good / "tiny_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,0.5\n")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "m_MMStar_acc.csv").write_text("split,Overall\nnone,abc\n")
+    (bad / "m_MMStar.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (bad / "m_ScienceQA_TEST_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    (bad / "m_ScienceQA_TEST.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
+    result = _run(bad, good, "--format", "json")
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    out = json.loads(result.stdout)
+    rows = {r["benchmark"]: r for r in out["results"]}
+    assert rows["AI2D_TEST"]["matched"] and rows["AI2D_TEST"]["reproduced"] == 0.5  # kept
+    # the report with a number that is not one: a located note, and the file in `missed`
+    assert f"{bad / 'm_MMStar_acc.csv'}:2: error[E300]: `Overall` is not a number: 'abc'; not reproduced" in out["notes"]
+    assert [m["file"] for m in out["missed"]] == [str(bad / "m_MMStar_acc.csv")]
+    # the prediction file that is not a workbook: its published number is a row with nothing reproduced
+    sqa = rows["ScienceQA_TEST"]
+    assert not sqa["matched"] and sqa["reproduced"] is None
+    assert any("error[E301]" in n and n.endswith("; not reproduced") for n in sqa["notes"]), sqa["notes"]
+    table = _run(bad, good)
+    assert table.exit_code == 1 and "error[E300]" in table.stdout and "AI2D_TEST" in table.stdout
+    assert _run(bad, tmp_path / "nope").exit_code == 2  # a path that does not exist: a usage error
+
+
+def test_a_dataset_no_ruleset_scores_is_not_supported_never_scored_with_another_s_rules(tmp_path):
+    """Issue 30: `not supported: <dataset> (<class>)` — a VLMEvalKit dataset outside the registry is not
+    scored with the multiple-choice rules; a stem no VLMEvalKit name ends is an unknown dataset, and
+    the model is never what comes before the last underscore."""
+    rows = ["index\tquestion\tA\tB\tanswer\tprediction", "1\tq\tx\ty\tA\tA"]
+    for stem in ("m_MTVQA_TEST", "m_Some_Thing_New"):
+        (tmp_path / f"{stem}.tsv").write_text("\n".join(rows) + "\n")
+        (tmp_path / f"{stem}_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    result = _run(tmp_path, "--format", "json")
+    assert result.exit_code == 1, result.output
+    got = {r["benchmark"]: r for r in json.loads(result.stdout)["results"]}
+    assert got["MTVQA_TEST"]["ruleset"] is None and got["MTVQA_TEST"]["reproduced"] is None
+    assert got["MTVQA_TEST"]["notes"][0].startswith("not supported: MTVQA_TEST (MTVQADataset)")
+    unknown = got["m_Some_Thing_New"]
+    assert unknown["model"] == "?" and unknown["ruleset"] is None
+    assert unknown["notes"][0].startswith("not supported: m_Some_Thing_New (unknown dataset")
 
 
 def test_a_small_work_dir_in_tsv_is_reproduced(tmp_path):
@@ -239,9 +276,9 @@ LMMS = Path(__file__).parent / "fixtures" / "reproduce" / "lmms-eval"
 def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
     """A real lmms-eval 0.4+ run (results.json + the slim samples log, no `doc`): `exact_match,none` given
     back to every digit, each record's score equal to the log's own `exact_match`; the task logged without
-    samples is named."""
+    samples is named, and leaves the command at exit 1: its published numbers were not given back."""
     result = _run(LMMS / "llava-v1.5-7b", "--format", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     out = json.loads(result.stdout)
     [row] = out["results"]
     assert (row["framework"], row["model"], row["benchmark"], row["metric"], row["split"]) == \
@@ -251,6 +288,7 @@ def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
     assert "its per-record scores equal the samples log's `exact_match` on all 2017 records" in row["notes"]
     [note] = out["notes"]
     assert "task `pope` has no samples log beside it" in note
+    assert [m["file"] for m in out["missed"]] == [str(LMMS / "llava-v1.5-7b" / "20260218_234435_results.json")]
 
 
 def _lmms_run(tmp_path: Path, edit) -> Path:
