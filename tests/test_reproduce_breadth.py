@@ -165,3 +165,33 @@ def test_cvbench_3d_stays_in_the_multiple_choice_family():
 
     assert split_name("m_CV-Bench-3D")[1:] == ("CV-Bench-3D", split_name("m_MMStar")[2])
     assert split_name("m_CV-Bench-2D")[2].name == "cvbench-2d"
+
+
+# ---------------------------------------------------------------- MTVQA: containment, per language, `_acc.json`
+MTVQA = FIXTURES / "vlmevalkit-mtvqa"
+
+
+def test_mtvqa_acc_json_is_given_back_per_language_and_average():
+    """MTVQADataset.evaluate's `_acc.json` (written by the original): all nine languages and Average."""
+    code, rows = _reproduce(MTVQA)
+    assert code == 0, [r for r in rows if not r["matched"]]
+    assert {r["metric"] for r in rows} == {"AR", "DE", "FR", "IT", "JA", "KR", "RU", "TH", "VI", "Average"}
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-mtvqa"}
+    report = json.loads((MTVQA / "mtvqa-model" / "mtvqa-model_MTVQA_TEST_acc.json").read_text())
+    for r in rows:
+        assert r["reproduced"] == pytest.approx(report[r["metric"]], abs=1e-9)
+
+
+def test_mtvqa_fixture_exercises_containment_and_the_period_rule():
+    """The fixture has rows that only the original's rules get right (else a plain equality or a rule
+    keeping periods could pass the test above)."""
+    import pandas as pd
+
+    sheet = pd.read_excel(MTVQA / "mtvqa-model" / "mtvqa-model_MTVQA_TEST.xlsx")
+    pairs = [(str(a).strip().lower(), str(p).strip().lower()) for a, p in zip(sheet["answer"], sheet["prediction"])]
+    scores = _row_scores("vlmevalkit-mtvqa", MTVQA / "mtvqa-model" / "mtvqa-model_MTVQA_TEST.xlsx")
+    by_index = [scores[str(i)] for i in sheet["index"]]
+    inside = [s for s, (a, p) in zip(by_index, pairs) if a != p and a in p]
+    periods = [s for s, (a, p) in zip(by_index, pairs) if a.replace(".", "") in p.replace(".", "") and a not in p]
+    assert len(inside) >= 5 and set(inside) == {1.0}
+    assert len(periods) >= 3 and set(periods) == {1.0}
