@@ -195,3 +195,28 @@ def test_mtvqa_fixture_exercises_containment_and_the_period_rule():
     periods = [s for s, (a, p) in zip(by_index, pairs) if a.replace(".", "") in p.replace(".", "") and a not in p]
     assert len(inside) >= 5 and set(inside) == {1.0}
     assert len(periods) >= 3 and set(periods) == {1.0}
+
+
+# ---------------------------------------------------------------- multiple-choice names (ImageMCQDataset.evaluate)
+@pytest.mark.parametrize("dataset", ["tdbench_rot90", "MUIRBench", "SpatialEval", "MMStar_KO", "CVQA_EN"])
+def test_datasets_scored_by_the_plain_multiple_choice_evaluate_are_in_its_family(tmp_path, dataset):
+    """Their class adds no `evaluate` (or, TDBench, the same mcq_vanilla_eval + report_acc): the
+    multiple-choice rules, report_acc's table."""
+    rows = ["index\tquestion\tA\tB\tanswer\tcategory\tprediction", "1\tq\tx\ty\tA\tc1\tA", "2\tq\tx\ty\tB\tc1\tA",
+            "3\tq\tx\ty\tB\tc2\t(B) y", "4\tq\tx\ty\tA\tc2\tI cannot tell"]
+    (tmp_path / f"m_{dataset}.tsv").write_text("\n".join(rows) + "\n")
+    (tmp_path / f"m_{dataset}_acc.csv").write_text("split,Overall,c1,c2\nnone,0.5,0.5,0.5\n")
+    code, got = _reproduce(tmp_path)
+    assert code == 0, got
+    assert {r["ruleset"] for r in got} == {"vlmevalkit"} and len(got) == 3
+
+
+@pytest.mark.parametrize("dataset,cls", [("LEGO", "LEGO"), ("MMSci_DEV_MCQ", "ImageMCQDataset")])
+def test_multiple_choice_datasets_with_their_own_scoring_stay_not_supported(tmp_path, dataset, cls):
+    """LEGO matches with can_infer_lego, MMSci reports with report_acc_MMSci: not the family's rules."""
+    rows = ["index\tquestion\tA\tB\tanswer\tprediction", "1\tq\tx\ty\tA\tA"]
+    (tmp_path / f"m_{dataset}.tsv").write_text("\n".join(rows) + "\n")
+    (tmp_path / f"m_{dataset}_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    code, got = _reproduce(tmp_path)
+    assert code == 1 and got[0]["ruleset"] is None
+    assert got[0]["notes"][0].startswith(f"not supported: {dataset} ("), got[0]["notes"]
