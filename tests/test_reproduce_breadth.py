@@ -175,11 +175,24 @@ def test_mtvqa_acc_json_is_given_back_per_language_and_average():
     """MTVQADataset.evaluate's `_acc.json` (written by the original): all nine languages and Average."""
     code, rows = _reproduce(MTVQA)
     assert code == 0, [r for r in rows if not r["matched"]]
+    rows = [r for r in rows if r["model"] == "mtvqa-model"]
     assert {r["metric"] for r in rows} == {"AR", "DE", "FR", "IT", "JA", "KR", "RU", "TH", "VI", "Average"}
     assert {r["ruleset"] for r in rows} == {"vlmevalkit-mtvqa"}
     report = json.loads((MTVQA / "mtvqa-model" / "mtvqa-model_MTVQA_TEST_acc.json").read_text())
     for r in rows:
         assert r["reproduced"] == pytest.approx(report[r["metric"]], abs=1e-9)
+
+
+def test_mtvqa_first_scorer_acc_csv_is_given_back_with_its_generation_named():
+    """The pull request's MTVQA_eval.py (2024-07-03) on the same sheet: a column per language, fractions, no
+    Average; its numbers differ from today's generation, which must not give them back."""
+    code, rows = _reproduce(MTVQA)
+    assert code == 0
+    old = {r["metric"]: r for r in rows if r["model"] == "mtvqa-2024"}
+    assert set(old) == {"AR", "DE", "FR", "IT", "JA", "KR", "RU", "TH", "VI"}
+    assert {r["ruleset"] for r in old.values()} == {"vlmevalkit-mtvqa@v1"}
+    new = {r["metric"]: r for r in rows if r["model"] == "mtvqa-model"}
+    assert sum(abs(old[m]["reproduced"] * 100 - new[m]["reproduced"]) > 1 for m in old) >= 5
 
 
 def test_mtvqa_fixture_exercises_containment_and_the_period_rule():
