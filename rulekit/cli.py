@@ -224,12 +224,16 @@ _input_options = [
                  help="Replies longer than this are not decided (outcome error)."),
     click.option("--strict", is_flag=True,
                  help="Make input and run warnings (W310-W320: repeated ids, missing golds or options, ...) errors."),
+    click.option("--count-unreadable", is_flag=True,
+                 help="Count records a ruleset cannot read (outcome unreadable: multiple-choice without options) "
+                      "in n and accuracy, as wrong; by default they are left out, and the report says how many."),
 ]
 
 
 def input_options(fn):
-    """INPUT... (default: the bundled sample), --field, --seed, --max-chars and --strict; warnings are
-    collected from the start of the command (strict: raised as errors) and printed on stderr at its end."""
+    """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict, --count-unreadable;
+    warnings are collected from the start of the command (strict: raised as errors) and printed on stderr at
+    its end."""
     @functools.wraps(fn)
     def wrapper(*args, strict: bool = False, **kwargs):
         from rulekit.core.errors import WARNINGS
@@ -282,7 +286,7 @@ def _progress(enabled: bool, sized: bool):
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, by, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -322,29 +326,30 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
         else:
             progress.update(task, completed=read if read is not None else position.bytes_read(), records=done, rate=rate)
     try:
+        by_fields = [f.strip() for f in by.split(",") if f.strip()] if by else []
         if judged:  # `records` holds the prefetched judge replies' input
             results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_progress=on_progress,
-                               max_chars=max_chars)
+                               max_chars=max_chars, count_unreadable=count_unreadable, compare_by=by_fields)
         else:
             if workers > 1 and (why := why_sequential(loaded, paths)):
                 _err().print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers,
-                                     position=position)
+                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields)
     finally:
         if progress is not None:
             progress.stop()
     band = None
-    if len(results) > 1:
-        from rulekit.report.diff import extraction_band
-        band = extraction_band(results, seed if seed is not None else 0)
+    if len(results) > 1:  # every cross-ruleset number on the records all of them scored (rulekit.report.joint)
+        from rulekit.report.joint import compare
+        band = compare(results, seed if seed is not None else 0)
     if fmt == "html":
         import orjson
 
         from rulekit.report.html import eval_page
-        from rulekit.report.table import results_json
+        from rulekit.report.table import report_extra, results_json
 
-        _echo_json(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
+        _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band)))), nl=False)
         return
     print_results(results, fmt, _LazyOut(), band)
 
@@ -357,7 +362,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
 @click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
               "each expandable with both sides' matched spans).")
 @user_errors
-def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
+def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from rulekit.report.diff import diff_results, render_diff
     from rulekit.run.evaluate import evaluate
@@ -365,7 +370,8 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True)
+    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True,
+                       count_unreadable=count_unreadable)
     if show is None:
         show = 200 if fmt == "html" else 2
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
@@ -435,6 +441,15 @@ def list_cmd(benchmark):
             table.add_row(f.framework, f.name, ", ".join(f.rulesets) + (f"\nwith a judge: {', '.join(judged)}"
                                                                          if judged else ""), f.summary)
         _out().print(table)
+        from rulekit.generate.suite import find_benchmark
+
+        try:  # a seed-suite benchmark: what `rulekit run` reads it with
+            bench = find_benchmark(benchmark)
+        except UsageError:
+            return
+        _echo(f"seed suite ({bench.name}): layout {bench.layout}; prompts atropos {bench.prompts['atropos']}, "
+              f"vlmevalkit {bench.prompts['vlmevalkit']}; rulesets {bench.rulesets['atropos']} and "
+              f"{bench.rulesets['vlmevalkit']} (`rulekit run {bench.name} --model M -o DIR`)")
         return
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
     table.add_column("name", style="bold")
@@ -505,15 +520,15 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
     rulesets = _load((ruleset,) + ((other,) if other else ()))
     decisions = [explain_record(rs, record, seed) for rs in rulesets]
     if fmt == "json":
-        payload = [explain_json(rs, record, d) for rs, d in zip(rulesets, decisions)]
+        payload = [explain_json(rs, record, d, seed) for rs, d in zip(rulesets, decisions)]
         _echo_json(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
                                 option=orjson.OPT_INDENT_2).decode())
         return
     console = _out()
     if other:
-        side_by_side(console, (rulesets[0], record, decisions[0]), (rulesets[1], record, decisions[1]))
+        side_by_side(console, (rulesets[0], record, decisions[0]), (rulesets[1], record, decisions[1]), seed)
         return
-    render_explain(console, rulesets[0], record, decisions[0])
+    render_explain(console, rulesets[0], record, decisions[0], seed)
 
 
 @main.command()
@@ -596,8 +611,8 @@ def schema():
 @click.option("--data", required=True, help="Our JSONL records, a save_to_disk folder, a data file, or a `datasets` name.")
 @click.option("--split", help="Dataset split (e.g. validation).")
 @click.option("--config", "data_config", help="Dataset configuration (e.g. an MMMU subject).")
-@click.option("--layout", type=click.Choice(["auto", "mmmu", "mmevalpro", "scienceqa", "records"]), default="auto",
-              show_default=True, help="How dataset rows map to records.")
+@click.option("--layout", default="auto", show_default=True,
+              help="How dataset rows map to records: auto, records, a built-in layout (layouts/) or a YAML file.")
 @click.option("--prompt", default="vlmevalkit-mcq", show_default=True, help="Prompt style: built-in name or YAML path.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="Outputs JSONL (our record schema).")
 @click.option("--resume", is_flag=True, help="Skip ids already in --output and append.")
@@ -608,8 +623,10 @@ def schema():
 @click.option("--sampling-seed", type=int, help="Sampling seed (for --temperature > 0).")
 @click.option("--base-url", help="Use this OpenAI-compatible server (e.g. `vllm serve`) instead of the offline engine.")
 @click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
-@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True, help="Records written per batch.")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one); "
+              "images need it: --no-chat with items that have images is E408.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Records written (in item order) per batch; the engine is fed continuously regardless.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N items.")
 @click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
@@ -621,6 +638,47 @@ def generate(model, data, split, data_config, layout, prompt, output, resume, ov
     from rulekit.generate.cli import run_generate
 
     run_generate(_err(), locals())
+
+
+@main.command("run")
+@click.argument("benchmarks", nargs=-1, required=True)
+@click.option("--model", required=True, help="Model path or name (with --base-url: the served model).")
+@click.option("--base-url", help="An OpenAI-compatible server (e.g. `vllm serve`) instead of vLLM's offline engine.")
+@click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
+@click.option("-r", "--ruleset", "rulesets", multiple=True,
+              help="Rulesets to score with (default: the benchmark's Atropos and VLMEvalKit rulesets); repeatable.")
+@click.option("--data", "data", multiple=True, metavar="[NAME=]PATH",
+              help="A local copy of a benchmark's release (default: the hub dataset its layout names); repeatable.")
+@click.option("--split", help="Dataset split (default: the layout's, for a hub dataset).")
+@click.option("--config", "data_config", help="Dataset configuration (default: the layout's).")
+@click.option("--prompt", help="atropos (default), vlmevalkit, or a prompt style's name or YAML path.")
+@click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False),
+              help="DIR/<benchmark>/outputs.jsonl, decisions, results.json, diff.json; DIR/report.html.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N items of each benchmark.")
+@click.option("--max-tokens", type=click.IntRange(min=1), help="Tokens per reply (default: the prompt style's).")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
+@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE", help="vllm.LLM argument; repeatable.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks.")
+@click.option("--judge-url", help="Judge endpoint for rulesets that ask one (without it they are not scored).")
+@click.option("--judge-model", help="Judge model.")
+@click.option("--judge-cache", type=click.Path(dir_okay=False), help="SQLite cache of judge replies.")
+@user_errors
+def run_cmd(benchmarks, model, base_url, api_key, rulesets, data, split, data_config, prompt, output_dir, limit,
+            max_tokens, chat, batch_size, concurrency, engine_args, seed, judge_url, judge_model, judge_cache):
+    """From a model to both frameworks' scores: generate each seed-suite BENCHMARK (resumable), score it with
+    its Atropos and VLMEvalKit rulesets (or -r), diff them; DIR/report.html shows where they part."""
+    from rulekit.generate.cli import parse_engine_args
+    from rulekit.generate.suite import parse_data, run_suite
+
+    run_suite(list(benchmarks), model=model, output_dir=output_dir, data=parse_data(data), split=split,
+              config=data_config, prompt=prompt, rulesets=list(rulesets) or None, base_url=base_url, api_key=api_key,
+              max_tokens=max_tokens, chat=chat, batch_size=batch_size, concurrency=concurrency, limit=limit,
+              engine_args=parse_engine_args(engine_args), seed=seed,
+              judge={"judge_url": judge_url, "judge_model": judge_model, "judge_cache": judge_cache},
+              say=lambda line: _err().print(line, markup=False))
+    _echo(f"report: {Path(output_dir) / 'report.html'}")
 
 
 @main.command()

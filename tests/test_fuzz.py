@@ -288,6 +288,10 @@ def check_decision(ruleset: CompiledRuleset, record: Record, d, trace: bool, bui
         assert d.pred is not None
     if d.outcome == "error":
         assert d.correct is None and d.pred is None and d.message
+    if d.outcome == "unreadable":  # decided before any step: a multiple-choice record the section cannot read
+        section = ruleset.sections[record.question_type]
+        assert record.question_type == "multiple-choice" and not record.choices and section.needs_options
+        assert d.correct is None and d.pred is None and d.step is None and not d.trace
     if d.outcome == "fallback" and d.step == "random-option":
         letters = _fallback_letters(ruleset, record)
         assert d.pred in letters
@@ -774,6 +778,7 @@ class RulesetGen(CondGen):
                     "count": lambda: self.v(["all", "non-blank"], ["some"]),
                     "among": lambda: self.v(["ABCDEF", "AB", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"], ["abc", ""]),
                     "at-least": lambda: self.v([0, 2, 4], [27]), "if-none": lambda: self.v([4, 10, None], [-1])})),
+                "needs-options": lambda: self.maybe(lambda: self.v([True, False], ["often", 2])),
                 "from": lambda: self.v(["lmms-eval", "mmmu"] + (["vlmevalkit", "vlmevalkit@v1"] if name == "multiple-choice" else []),
                                        sorted(BUILTINS) + ["nope", "lmms"])}
         sec = {k: spec[k]() for k in spec if self.chance(0.1 if k == "from" else 0.4)}

@@ -564,3 +564,52 @@ def test_a_judge_only_benchmark_without_its_judges_sheet_says_what_it_needs(tmp_
     assert len(rows) == 18 and not any(r["matched"] or r["reproduced"] is not None for r in rows)
     assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge: reproducing needs the "
                                 "judge's replies, in its sheet `judged-model_LogicVista_<judge>.xlsx`, not found"]
+
+
+MMEVALPRO_V1 = Path(__file__).parent / "fixtures" / "reproduce" / "mmevalpro-v1"
+
+
+def test_mmevalpro_s_first_list_shaped_score_file_is_read_beside_demo_output():
+    """Issue 30 class 2: auto_score.py @9ea8e1f7 (2024-06-26) wrote a one-element list, named `demo_score.json`
+    beside `demo_output.json` (fixture written by that original, run unchanged). Its five numbers are read
+    as the whole run's (split `none`, `knowledge` included), each compared with our figure for the whole
+    run; the file is never a VLMEvalKit report without its prediction sheet, nor a missed file."""
+    result = _run(MMEVALPRO_V1, "--format", "json")
+    out = json.loads(result.stdout)
+    assert out["missed"] == [] and out["notes"] == [], out
+    rows = {r["metric"]: r for r in out["results"]}
+    assert {m: r["reported"] for m, r in rows.items()} == {
+        "genuine_accuracy_score": "20.0", "average_score": "56.67", "origin_score": "15.56",
+        "perception_score": "26.67", "knowledge": "14.44"}
+    assert all(r["framework"] == "mmevalpro" and r["split"] == "none" and r["report"] == "demo_score.json"
+               and r["file"].endswith("demo_output.json") for r in rows.values())
+    assert all(r["reproduced"] is not None for r in rows.values())  # a figure for each, from the whole run
+    assert result.exit_code == (0 if all(r["matched"] for r in rows.values()) else 1)
+
+
+def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
+    """Issue 30 classes 1, 2, 7: VLMEvalKit's 2023 `_prefetch.xlsx` / `_gpt4_score.xlsx` and TDBench's
+    `_REresult.csv` are reports rulekit does not read yet: each is a missed-file note naming its format
+    (exit 1), not a prediction sheet "without its _acc.csv", nor skipped without a word; the other
+    work dir's numbers are still given back."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "tiny_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (good / "tiny_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "m_MMBench_DEV_EN_prefetch.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_MMVet_gpt4_score.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_tdbench_REresult.csv").write_text("category,total_questions,hit_all,miss_all,rot0,rot90,rot180,rot270\n"
+                                                "a,2,0.5,0.5,0.5,0.5,0.5,0.5\n")
+    result = _run(old, good, "--format", "json")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert [(r["benchmark"], r["matched"]) for r in out["results"]] == [("AI2D_TEST", True)]
+    missed = {Path(m["file"]).name: m["why"] for m in out["missed"]}
+    assert set(missed) == {"m_MMBench_DEV_EN_prefetch.xlsx", "m_MMVet_gpt4_score.xlsx", "m_tdbench_REresult.csv"}
+    assert "prefetch table" in missed["m_MMBench_DEV_EN_prefetch.xlsx"]
+    assert "_gpt4_score.xlsx" in missed["m_MMVet_gpt4_score.xlsx"]
+    assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]
+    assert all(w.endswith("a report format rulekit does not read yet; not reproduced") for w in missed.values())
+    assert not any("no published number next to it" in n for n in out["notes"])

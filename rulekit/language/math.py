@@ -21,6 +21,7 @@ from typing import Any, Callable, Literal, Optional, Union
 from pydantic import Field
 
 from rulekit.core.pyliteral import Unreadable, read_literal
+from rulekit.core.regex import compile_regex
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.language import prepare as _P
@@ -639,7 +640,13 @@ def _with_symbols(pred: Any, symbols: dict[str, float]) -> float:
 
 
 # ---------------------------------------------------------------- equivalent
-_LIST_ITEM = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])""", re.S)
+# One item of a list literal and the "," or "]" after it. Written for linear time (possessive runs; a bare
+# item is its characters up to the last non-space one) with the matches of Python `re` on the original
+# r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])""" (re.S), which
+# was quadratic in a run of spaces ("[a" + " " * 64k + "'b]": 27 s, with no time limit); `(?py)` keeps
+# `re`'s \s. tests/test_redos.py compares the two.
+_LIST_ITEM_SOURCE = r"""(?py)(?s)\s*+(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|((?:\s*+[^,'"\[\]\s])*+))\s*+(,|\])"""
+_LIST_ITEM = compile_regex(_LIST_ITEM_SOURCE, None)
 
 
 def read_list_literal(text: str) -> list[str] | None:

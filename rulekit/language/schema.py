@@ -104,9 +104,17 @@ class Section(Word):
     `letters-if-missing: [A, B, ...]` gives option letters to records that ship no options (their
     option texts are unknown, so `option-text` finds nothing for them). `letters-at-least: N` pads a
     record with fewer option letters with the first letters of the alphabet it lacks, up to N
-    (a 3-option question still accepts `D`); an added letter's option text is empty, and an empty
-    text always occurs for `option-text`, so use it with letter finds. `letters-count` instead makes
-    the letters the first N of the alphabet, N counted from the options (`LettersCount`)."""
+    (Atropos' `ascii_uppercase[:max(n, 4)]`: a 3-option question still accepts `D`); an added
+    letter's option text is empty, and an empty text always occurs for `option-text`, so use it
+    with letter finds. `letters-count` instead makes the letters the first N of the alphabet, N
+    counted from the options (`LettersCount`).
+    `needs-options: true|false` says whether the multiple-choice section can read a record that has
+    no options and gets no letters from `letters-if-missing` / `letters-at-least`. Such a record is
+    decided `unreadable` (no step runs, no judge is asked, no letter is drawn) and left out of
+    accuracy unless `--count-unreadable` is given. Without the key, a section needs options when its
+    compare is `letter` (it answers with one of the record's option letters: VLMEvalKit's
+    can_infer, lmms-eval's parser); a section that reads the whole reply or fixed letters
+    (`mmevalpro`, Atropos' `A-D`) reads such records. Open sections ignore it."""
 
     from_: str | None = Field(default=None, alias="from")
     prepare: list[PrepareOp] = []
@@ -117,6 +125,7 @@ class Section(Word):
     letters_if_missing: list[str] = []
     letters_at_least: int = Field(default=0, ge=0, le=26)
     letters_count: LettersCount | None = None
+    needs_options: bool | None = None
 
     @model_validator(mode="after")
     def _one_letter_rule(self) -> "Section":

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 import orjson
 
-OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error")
+OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error", "unreadable")
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;color:#1d2330;padding:0 1em}
@@ -25,7 +25,7 @@ th{background:#f4f5f9;font-weight:600}td.n{text-align:right}
 .bar{display:flex;height:1.1em;width:520px;border-radius:3px;overflow:hidden;background:#eee}
 .bar span{display:block;height:100%}
 .rule{background:#3d7be0}.judge{background:#8e5bd6}.fallback{background:#e0a030}.abstain{background:#9aa3b5}
-.unresolved{background:#d9534f}.error{background:#6b1b1b}
+.unresolved{background:#d9534f}.error{background:#6b1b1b}.unreadable{background:#c8ccd6}
 .a_right_only{background:#2f9e5b}.b_right_only{background:#d9534f}.both_wrong{background:#9aa3b5}.both_right{background:#3d7be0}
 .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;border-radius:2px;vertical-align:-1px}
 .ok{color:#1f7a44;font-weight:600}.no{color:#b3261e;font-weight:600}.muted{color:#667}
@@ -123,25 +123,62 @@ def marked(text: str, spans: list, limit: int = 4000) -> str:
 
 # ---------------------------------------------------------------- eval
 def eval_page(results: list, data: dict) -> str:
-    """`rulekit eval --format html`: accuracy and outcome bars per ruleset, then each metric table."""
+    """`rulekit eval --format html`: each ruleset on the records it scored (accuracy, outcome bars, what it
+    left out and why); with several rulesets, the like-for-like table and band on the records all of them
+    scored and the `--by` tables across rulesets (`data["band"]`, rulekit.report.joint); then each ruleset's
+    own metric tables."""
+    return page("rulekit eval", eval_sections(results, band=data.get("band")), data)
+
+
+def eval_sections(results: list, h: str = "h2", band: dict | None = None) -> list[str]:
+    """The body of an eval page, its headings at level `h` (`rulekit run` nests them under a benchmark);
+    `band`: the like-for-like comparison of several rulesets (rulekit.report.joint), if any."""
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
+    from rulekit.report.table import captions
+
+    ci = (band or {}).get("own", {})
+    outcomes = [o for o in OUTCOMES if o != "unreadable" or any(r.unreadable for r in results)]
     rows, bars = [], []
     for r in results:
         m = r.metrics
         rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
-                     *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"<code>{esc(r.fingerprint)}</code>"])
-        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES], r.n)])
-    body = ["<h2>Results</h2>",
-            table(["ruleset", "n", "accuracy %", *OUTCOMES, "fingerprint"], rows, set(range(1, 9))),
-            "<h2>Who decided</h2>", legend(OUTCOMES), table(["ruleset", "outcomes"], bars)]
+                     *([ci_text((ci.get(r.ruleset) or {}).get("ci"))] if band else []),
+                     *(str(r.outcomes.get(o, 0)) for o in outcomes),
+                     f"<code>{esc(r.fingerprint)}</code>" + (f" seed={esc(r.seed)}" if r.seed is not None else "")])
+        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES],
+                                                      sum(r.outcomes.values()))])
+    head = ["ruleset", "n", "accuracy %", *(["95% CI"] if band else []), *outcomes, "fingerprint"]
+    notes = captions(results)
+    body = [f"<{h}>Results: each ruleset on the records it scored</{h}>" if band else f"<{h}>Results</{h}>",
+            table(head, rows, set(range(1, len(head) - 1))),
+            *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
+            f"<{h}>Who decided</{h}>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
+    if band and not band["comparable"]:
+        items = "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band))
+        body += [f"<{h}>Like for like</{h}>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
+    elif band:
+        body += [f"<{h}>Like for like: the {band['n']:,} records every ruleset scored</{h}>",
+                 table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],
+                       ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
+                         esc(left_out_text(band["left_out"].get(name, {})))] for name in band["rulesets"]), {1, 2, 3}),
+                 f"<p><b>{esc(band_line(band))}</b></p>"]
+        for field, values in (band.get("by") or {}).items():
+            names = band["rulesets"]
+            body += [f"<{h}>Like for like by {esc(field)}: per {esc(field)}, the records every ruleset scored</{h}>",
+                     table([field, "n", *(f"{n} %" for n in names), "spread", "left out"],
+                           ([esc(v), str(f["n"]), *(pct(f["accuracy"].get(n)) for n in names), pct(f["spread"]),
+                             esc(left_out_text(f["left_out"]))] for v, f in values.items()),
+                           set(range(1, len(names) + 3)))]
+    own = " (its own records)" if band else ""
     for r in results:
         for key, value in r.metrics.items():
             if key.startswith("by_") and isinstance(value, dict) and value and \
                     all(isinstance(v, dict) for v in value.values()):
                 names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
-                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}</h2>",
+                body += [f"<{h}>{esc(r.ruleset)}: by {esc(key[3:])}{own}</{h}>",
                          table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
                                set(range(1, len(names) + 1)))]
-    return page("rulekit eval", body, data)
+    return body
 
 
 def _num(x: Any) -> str:
@@ -154,24 +191,36 @@ def _num(x: Any) -> str:
 def diff_page(report: dict, data: dict) -> str:
     """`rulekit diff --format html`: the summary, the flip plot (which step pairs flip how many records,
     coloured by who was right) and every disagreeing record shown, expandable with both sides' traces."""
+    return page(f"rulekit diff: {report['a']} vs {report['b']}", diff_sections(report), data)
+
+
+def diff_sections(report: dict, h: str = "h2", h3: str = "h3") -> list[str]:
+    """The body of a diff page, its headings at levels `h` and `h3`."""
+    from rulekit.report.diff import cannot_compare, compared_text, own_text
+
     s = report["summary"]
     ci = s["bootstrap_ci"]
-    summary = [["records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"],
-               ["agree / disagree", f"{s['agree']} / {s['disagree']}"],
-               ["accuracy A / B %", f"{pct(s['accuracy_a'])} / {pct(s['accuracy_b'])}"],
-               ["delta A − B (points)", pct(s["delta"])],
-               ["A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"],
-               ["McNemar exact p", f"{s['mcnemar_p']:.3g}"],
-               ["paired bootstrap 95% CI", f"{pct(ci[0])} to {pct(ci[1])}" if ci else "—"]]
+    if s.get("comparable") is False:
+        summary = [["records compared", cannot_compare(report)], ["A / B on their own records", own_text(report)]]
+    else:
+        summary = [["records compared", compared_text(report)],
+                   ["agree / disagree", f"{s['agree']} / {s['disagree']}"],
+                   ["accuracy A / B %", f"{pct(s['accuracy_a'])} / {pct(s['accuracy_b'])}"],
+                   ["delta A − B (points)", pct(s["delta"])],
+                   ["A / B on their own records", own_text(report)],
+                   ["A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"],
+                   ["McNemar exact p", f"{s['mcnemar_p']:.3g}"],
+                   ["paired bootstrap 95% CI", f"{pct(ci[0])} to {pct(ci[1])}" if ci else "—"]]
+    summary.append(["fingerprints", f"A {s['fingerprint_a']}, B {s['fingerprint_b']}"])
     top = max((g["count"] for g in s["groups"]), default=1)
     flips = [[esc(g["label"]), f"<code>{esc(g['a_step'])}</code>", f"<code>{esc(g['b_step'])}</code>",
               esc(g["direction"].replace("_", " ")), str(g["count"]),
               bar([(g["direction"], g["count"])], top), f"{100 * g['contribution']:+.2f}"] for g in s["groups"]]
     body = [f"<p>A = <b>{esc(report['a'])}</b>, B = <b>{esc(report['b'])}</b></p>",
-            "<h2>Summary</h2>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
-            "<h2>Flips by deciding steps</h2>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
+            f"<{h}>Summary</{h}>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
+            f"<{h}>Flips by deciding steps</{h}>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
             table(["flip", "A step", "B step", "who is right", "records", "", "Δ points"], flips, {4, 6}),
-            "<h2>Disagreeing records</h2>"]
+            f"<{h}>Disagreeing records</{h}>"]
     examples = report.get("_examples") or {}
     by_id = {d["id"]: d for d in report["disagree"]}
     for g in s["groups"]:
@@ -187,9 +236,43 @@ def diff_page(report: dict, data: dict) -> str:
             items.append(f"<details><summary><code>{esc(rid)}</code>: A {esc(d['a_pred'])} / B {esc(d['b_pred'])}, "
                          f"gold {esc(ex['answer'])}</summary>{sides}</details>")
         more = g["count"] - len(items)
-        body.append(f"<h3>{esc(g['label'])} — {g['count']} records</h3>" + "".join(items)
+        body.append(f"<{h3}>{esc(g['label'])} — {g['count']} records</{h3}>" + "".join(items)
                     + (f'<p class="muted">{more} more (raise --show)</p>' if more > 0 else ""))
-    return page(f"rulekit diff: {report['a']} vs {report['b']}", body, data)
+    return body
+
+
+# ---------------------------------------------------------------- run
+def run_page(runs: list[dict], data: dict) -> str:
+    """`rulekit run`'s report.html: an overview (each benchmark's rulesets' accuracy side by side), then per
+    benchmark what was generated (model, prompt style, records), its results and, for two rulesets, where
+    they part (the diff). `runs`: [{"benchmark", "generation", "results", "diff", "notes"}]."""
+    names = []
+    for run in runs:
+        for r in run["results"]:
+            if r.ruleset not in names:
+                names.append(r.ruleset)
+    overview = []
+    for run in runs:
+        d = run.get("diff")
+        overview.append([f'<a href="#{esc(run["benchmark"])}">{esc(run["benchmark"])}</a>',
+                         str(run["generation"].get("records", "—")),
+                         " / ".join(f"{esc(r.ruleset)} {pct(r.metrics.get('accuracy'))}" for r in run["results"]) or "—",
+                         "—" if not d else f"{d['summary']['disagree']}",
+                         "—" if not d else pct(d["summary"]["delta"])])
+    body = ["<h2>Overview</h2>",
+            table(["benchmark", "records", "accuracy % per ruleset", "disagree", "Δ points (A − B)"], overview, {1, 3, 4})]
+    for run in runs:
+        g = run["generation"]
+        body.append(f'<h2 id="{esc(run["benchmark"])}">{esc(run["benchmark"])}</h2>')
+        body.append(table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in g.items())))
+        if run.get("notes"):
+            body.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in run["notes"]) + "</ul>")
+        if run["results"]:
+            body += eval_sections(run["results"], h="h3")
+        if run.get("diff"):
+            body.append(f"<h3>Where they part: A = {esc(run['diff']['a'])}, B = {esc(run['diff']['b'])}</h3>")
+            body += diff_sections(run["diff"], h="h4", h3="h5")
+    return page("rulekit run", body, data)
 
 
 # ---------------------------------------------------------------- reproduce

@@ -48,6 +48,8 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
         section = ruleset.sections.get(record.question_type)
         if section is None or not isinstance(section.fallback, S.Judge):
             continue
+        if section.needs_options and not record.choices:
+            continue  # the engine decides it `unreadable` before any step or judge
         if isinstance(record.response, str) and len(record.response) > evaluator.max_chars:
             continue  # the engine decides it `error` before any step or judge
         try:

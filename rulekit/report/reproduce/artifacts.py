@@ -10,7 +10,8 @@ from rulekit.report.reproduce.files import TREES, walk
 from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.lmms_eval import lmms_eval_runs
 from rulekit.report.reproduce.mmevalpro import mmevalpro_pairs
-from rulekit.report.reproduce.vlmevalkit import (INTERMEDIATE_SUFFIXES, PREDICTION_SUFFIXES, REPORT_SUFFIXES,
+from rulekit.report.reproduce.vlmevalkit import (INTERMEDIATE_SUFFIXES, NOT_READ_SUFFIXES, PREDICTION_SUFFIXES,
+                                                 REPORT_SUFFIXES,
                                                  vlmevalkit_reports)
 
 # each framework's layout, in the order they take files: (files) -> (Artifact, None) or (None, note) each
@@ -66,7 +67,7 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[Note]]:
     notes += [n for layout, n in pending if taken.get(Path(n.file), layout) == layout]
     for f in files:
         if f.suffix in PREDICTION_SUFFIXES and f not in used and not f.name.endswith(INTERMEDIATE_SUFFIXES) \
-                and not any(f.name.endswith(s) for s in REPORT_SUFFIXES):
+                and not any(f.name.endswith(s) for s in (*REPORT_SUFFIXES, *NOT_READ_SUFFIXES)):
             notes.append(Note(str(f), f"no published number next to it (no {f.stem}_acc.csv); nothing to reproduce"))
     runs = {f.parent for f in files if f.name.endswith("results.json")}
     for f in files:

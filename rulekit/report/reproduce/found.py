@@ -83,6 +83,7 @@ class Row:
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
+    fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -94,4 +95,5 @@ class Row:
                 "metric": self.metric, "split": self.split, "reported": self.reported,
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
-                **({"report": self.report} if self.report else {})}
+                **({"report": self.report} if self.report else {}),
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}

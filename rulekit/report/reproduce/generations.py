@@ -88,7 +88,8 @@ def score_artifact(art: Artifact) -> Scored:
     rulesets = [load_ruleset(name) for name in family.rulesets if name not in family.judged]
     by_name = {rs.name: rs for rs in rulesets}
     records = kept_records(art.predictions, dict(family.fields) or None)
-    results = evaluate(rulesets, records, keep=True) if rulesets else []
+    # a framework's number counts every row: one a ruleset cannot read (no options) is counted wrong, as there
+    results = evaluate(rulesets, records, keep=True, count_unreadable=True) if rulesets else []
     records = results[0].records if results else records
     never: set[str] = set()
     grades: dict[str, str] | None = None
@@ -228,7 +229,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name))
+                        art.report.name, result.fingerprint))
     return rows
 
 

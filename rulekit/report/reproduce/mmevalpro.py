@@ -14,7 +14,8 @@ from rulekit.report.reproduce.registry import registry
 # "Micro_Average": {...}} (percent, 2 decimals) for a model-output JSON of triplet rows.
 MMEVALPRO_METRICS = {"genuine_accuracy_score": "genuine_accuracy", "average_score": "average_accuracy",
                      "origin_score": "origin_accuracy", "perception_score": "perception_accuracy",
-                     "knowledge_score": "knowledge_accuracy"}
+                     "knowledge_score": "knowledge_accuracy",
+                     "knowledge": "knowledge_accuracy"}  # the first generation's name (2024-06-26)
 
 
 def _is_mmevalpro_score(data: Any) -> bool:
@@ -70,11 +71,11 @@ def _pair(f: Path, jsons: list[Path]) -> tuple[Artifact | None, Note | None] | N
 
 def mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[str, str], float | None]:
     """Our value of each published MMEvalPro number: a source's from `by_source`, `Macro_Average` from
-    `macro`, `Micro_Average` from the whole run."""
+    `macro`, `Micro_Average` and the first generation's list (split `none`) from the whole run."""
     out: dict[tuple[str, str], float | None] = {}
     for n in numbers:
         ours = MMEVALPRO_METRICS.get(n.metric)
-        if n.split == "Micro_Average":
+        if n.split in ("Micro_Average", "none"):
             scope = metrics
         elif n.split == "Macro_Average":
             scope = metrics.get("macro") or {}

@@ -53,7 +53,7 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
                     out.append((None, f"`{rs.name}` would ask the judge about {len(missing)} rows the sheet "
                                       f"has no judge reply for (first: {missing[0]})"))
                 else:
-                    out.append((evaluate([rs], records, keep=True)[0], None))
+                    out.append((evaluate([rs], records, keep=True, count_unreadable=True)[0], None))
         finally:
             configure()
     return out

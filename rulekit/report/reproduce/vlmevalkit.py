@@ -19,6 +19,15 @@ SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 # sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
 INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
+# report formats VLMEvalKit wrote that rulekit recognises but does not read yet: each is a missed-file note
+# naming the format (never a prediction sheet without its `_acc.csv`, never silence)
+NOT_READ_SUFFIXES = {
+    "_prefetch.xlsx": "VLMEvalKit's 2023-12 → 2024-04 prefetch table (Category, tot, match, hit, match_rate, acc)",
+    "_score.xlsx": "VLMEvalKit's 2023 score table (`_score.xlsx` / MMVet's `_gpt4_score.xlsx`: Category, tot, "
+                   "[match, hit, match_rate,] acc)",
+    "_REresult.csv": "TDBench's rotational-consistency table (hit_all, miss_all, rot0 … rot270 per category, from "
+                     "the four `_rotN` sheets)",
+}
 
 
 def vlmevalkit_reports(files: list[Path]):
@@ -28,6 +37,11 @@ def vlmevalkit_reports(files: list[Path]):
     why, and the other reports go on)."""
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
+        old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
+        if suffix is None and old is not None:  # a reader added to REPORT_SUFFIXES takes precedence
+            yield None, Note(str(f), f"{NOT_READ_SUFFIXES[old]}: a report format rulekit does not read yet; not "
+                                     "reproduced", True)
+            continue
         if suffix is None:
             continue
         try:
