@@ -230,6 +230,26 @@ _input_options = [
 ]
 
 
+def where_option(fn):
+    """`--where EXPR`: keep only the records the condition holds for (`rulekit.run.where`)."""
+    from_help = ("Keep only the records this condition holds for (the rulesets' condition language over the "
+                 "record's fields: benchmark, id, model, question_type, gold, text, options, meta.NAME), e.g. "
+                 "'benchmark == \"MMMU\"'.")
+    return click.option("--where", "where", metavar="EXPR", default=None, help=from_help)(fn)
+
+
+def _where(source: str | None):
+    from rulekit.run.where import where_filter
+
+    return where_filter(source)
+
+
+def _where_note(flt) -> None:
+    """The filter's count on stderr (formats whose stdout is data: JSON, HTML)."""
+    if flt is not None:
+        _err().print(f"note: {flt.headline()}", markup=False)
+
+
 def input_options(fn):
     """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict, --count-unreadable;
     warnings are collected from the start of the command (strict: raised as errors) and printed on stderr at
@@ -285,8 +305,9 @@ def _progress(enabled: bool, sized: bool):
 @click.option("--workers", type=click.IntRange(0, 256), default=0,
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
+@where_option
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, where, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -297,11 +318,13 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
     from rulekit.readers import ReadPosition, parse_field_map, read_records
     from rulekit.report.table import print_results
 
+    flt = _where(where)
     loaded = _with_breakdowns(_load(rulesets), by)
     paths, field_map = _paths(inputs), parse_field_map(fields)
     _suggest_rulesets(inputs, loaded)
     position = ReadPosition(paths)
-    prepared = prepare_eval(loaded, read_records(paths, field_map, position=position), seed, _LazyOut(),
+    source = read_records(paths, field_map, position=position)
+    prepared = prepare_eval(loaded, flt.filter(source) if flt is not None else source, seed, _LazyOut(),
                             status=_err() if fmt == "table" else None, **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
@@ -335,7 +358,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
                 _err().print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers,
-                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields)
+                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields,
+                                     where=flt)
     finally:
         if progress is not None:
             progress.stop()
@@ -349,9 +373,12 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
         from rulekit.report.html import eval_page
         from rulekit.report.table import report_extra, results_json
 
+        _where_note(flt)
         _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band)))), nl=False)
         return
-    print_results(results, fmt, _LazyOut(), band)
+    if fmt == "json":
+        _where_note(flt)
+    print_results(results, fmt, _LazyOut(), band, headline=flt.headline() if flt is not None else None)
 
 
 @main.command()
@@ -361,20 +388,27 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
               help="html: one self-contained page (no network, no script) carrying the json as data.")
 @click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
               "each expandable with both sides' matched spans).")
+@where_option
 @user_errors
-def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show):
+def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show, where):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from rulekit.report.diff import diff_results, render_diff
     from rulekit.run.evaluate import evaluate
 
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
+    flt = _where(where)
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True,
-                       count_unreadable=count_unreadable)
+    records = _records(inputs, fields)
+    results = evaluate(loaded, flt.filter(records) if flt is not None else records, seed=seed, max_chars=max_chars,
+                       keep=True, count_unreadable=count_unreadable)
     if show is None:
         show = 200 if fmt == "html" else 2
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
+    if flt is not None:
+        report["_where"] = flt.headline()  # rendering only: `--format json` stays as it was
+        if fmt in ("json", "html"):
+            _where_note(flt)
     if fmt == "html":
         import orjson
 
@@ -480,8 +514,10 @@ def _parse_options(text: str | None) -> dict | None:
 @click.option("--diff", "other", help="A second ruleset: show both traces side by side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--vocabulary", is_flag=True, help="Print every vocabulary word with its documentation.")
+@where_option
 @user_errors
-def explain(ruleset, record_id, inputs, response, options_text, answer, question_type, fields, seed, other, fmt, vocabulary):
+def explain(ruleset, record_id, inputs, response, options_text, answer, question_type, fields, seed, other, fmt, vocabulary,
+            where):
     """Show how a ruleset decides one record: every step, its candidates and spans, the pick."""
     import orjson
 
@@ -496,18 +532,23 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
         raise UsageError("explain needs -r RULESET (or --vocabulary)", code="E403")
     if response is None and not record_id:
         raise UsageError("give --id ID INPUT, or --response TEXT [--options A=..,B=..]", code="E403")
+    flt = _where(where)
     if response is not None:
         choices = _parse_options(options_text)
         qtype = question_type or ("multiple-choice" if choices else "open")
         record = Record("cli", qtype, response, answer, choices)
+        if flt is not None and not flt(record):
+            raise UsageError(f"the --response record does not satisfy --where {where}", code="E404")
     else:
         record = None
-        for r in _records(inputs, fields):
+        records = _records(inputs, fields)
+        for r in flt.filter(records) if flt is not None else records:
             if r.id == record_id:
                 record = r
                 break
         if record is None:
-            raise UsageError(f"no record with id `{record_id}` in the input", code="E404")
+            among = f" among the {flt.kept:,} of {flt.read:,} records --where {where} kept" if flt is not None else ""
+            raise UsageError(f"no record with id `{record_id}` in the input{among}", code="E404")
     rulesets = _load((ruleset,) + ((other,) if other else ()))
     decisions = [explain_record(rs, record, seed) for rs in rulesets]
     if fmt == "json":
@@ -556,20 +597,25 @@ def test(rulesets, case_files):
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
               show_default=True, help="html: one self-contained page (no network, no script) carrying the json as data.")
+@where_option
 @user_errors
-def reproduce(paths, fmt):
+def reproduce(paths, fmt, where):
     """Give back the numbers a framework published, from its own files.
 
     PATHS are VLMEvalKit work dirs (or report/prediction files): every `<model>_<dataset>_acc.csv`
     is scored again from `<model>_<dataset>.xlsx` with each generation of the framework's rules,
     and the one that gives back every printed digit is named. Exit 0 when all numbers are
-    reproduced, 1 when one is not (or nothing was found), 2 on bad input."""
+    reproduced, 1 when one is not (or nothing was found), 2 on bad input. --where keeps the prediction
+    files it holds for, each read as a record (id: the file name; model; benchmark; meta.framework)."""
     import json
 
     from rulekit.report.reproduce import as_json, exit_code, render_markdown, render_table
     from rulekit.report.reproduce import reproduce as run_reproduce
 
-    rows, notes = run_reproduce(list(paths))
+    flt = _where(where)
+    rows, notes = run_reproduce(list(paths), where=flt)
+    if flt is not None:
+        notes = [f"--where {where}: kept {flt.kept:,} of {flt.read:,} prediction files"] + notes
     if not rows:
         notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
     if fmt == "json":

@@ -256,7 +256,8 @@ def cannot_compare(report: dict) -> str:
 
 def _summary_table(report: dict) -> Table:
     s = report["summary"]
-    t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}", title_justify="left", show_header=False)
+    where = f" ({report['_where']})" if report.get("_where") else ""
+    t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}{where}", title_justify="left", show_header=False)
     t.add_column(style="bold")
     t.add_column()
     ci = s["bootstrap_ci"]
@@ -348,6 +349,8 @@ def diff_markdown(report: dict) -> str:
     s = report["summary"]
     ci = s["bootstrap_ci"]
     lines = [f"## rulekit diff: A = `{report['a']}`, B = `{report['b']}`", ""]
+    if report.get("_where"):
+        lines += [report["_where"], ""]
     if s.get("comparable") is False:
         lines += [f"- {cannot_compare(report)}", f"- on their own records: A, B {own_text(report)}",
                   f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`"]

@@ -1275,14 +1275,18 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{value * 100:.2f}" if percent else f"{value:.6f}"
 
 
-def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
+def reproduce(paths: list[str], where=None) -> tuple[list[Row], list[str]]:
     """Every published number under `paths`, reproduced or not, and notes on what was skipped.
 
     Files of one framework are taken as one run: where several generations give a file back, the
-    one that gives back the most files of that framework is named for all of them."""
+    one that gives back the most files of that framework is named for all of them. `where` (a
+    `rulekit.run.where.RecordFilter`, `--where`) keeps the prediction files it holds for, each read as a
+    record: `id` its file name, `model`, `benchmark` (the framework's dataset name), `meta.framework`."""
     from collections import Counter
 
     artifacts, notes = find_artifacts(paths)
+    if where is not None:
+        artifacts = [art for art in artifacts if where(artifact_record(art))]
     scored = [score_artifact(art) for art in artifacts]
     rows = []
     for sc in scored:
@@ -1290,6 +1294,15 @@ def reproduce(paths: list[str]) -> tuple[list[Row], list[str]]:
         order = sorted(votes, key=lambda g: -votes[g])  # stable: ties keep the registry's order
         rows += rows_of(sc, order)
     return rows, notes
+
+
+def artifact_record(art: Artifact):
+    """A prediction file as `--where` reads it: a record whose `id` is the file's name, with its model,
+    benchmark and `meta.framework` (`meta.report`: the report file's name)."""
+    from rulekit.core.records import Record
+
+    return Record(art.predictions.name, "open", "", None, None, benchmark=art.benchmark, model=art.model,
+                  meta={"framework": art.framework, "report": art.report.name}, where=str(art.predictions))
 
 
 # ---------------------------------------------------------------- output

@@ -190,16 +190,21 @@ def results_markdown(results: list[Result], band: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None) -> None:
+def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None,
+                  headline: str | None = None) -> None:
     """Print results in the chosen format; group metrics get their own table. With several rulesets (`band`:
-    rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored."""
+    rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored.
+    `headline` (e.g. what `--where` kept) goes in the table's title and above the Markdown (JSON: unchanged)."""
     if fmt == "json":
         console.file.write(json_safe(results_json(results, report_extra(results, band))) + "\n")
         return
     if fmt == "markdown":
-        console.file.write(safe(results_markdown(results, band)) + "\n")
+        console.file.write(safe((f"{headline}\n\n" if headline else "") + results_markdown(results, band)) + "\n")
         return
-    console.print(results_table(results, band))
+    table = results_table(results, band)
+    if headline:
+        table.title = f"{table.title} ({headline})"
+    console.print(table)
     from rulekit.metrics import render_group_table
 
     if band:
