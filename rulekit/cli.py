@@ -25,11 +25,15 @@ def _err():
     return safe_console(stderr=True, soft_wrap=True)
 
 
-def _out():
+def _out(wide: bool = False):
+    """stdout's console: a terminal's width; piped, COLUMNS when it is set, else 200. `wide` (`--wide`): at
+    least 200 columns, so a full table is drawn whole (a terminal then wraps its lines) rather than cut."""
     from rulekit.core.terminal import safe_console
 
     console = safe_console(soft_wrap=False)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        console = safe_console(soft_wrap=False, width=200)
+    if wide and console.width < 200:
         console = safe_console(soft_wrap=False, width=200)
     return console
 
@@ -52,12 +56,15 @@ class _LazyOut:
     """stdout's console for `eval`, made only when something is drawn: JSON and Markdown go straight
     to `file` (stdout), so those runs never import rich."""
 
+    def __init__(self, wide: bool = False):
+        self.wide = wide
+
     @property
     def file(self):
         return sys.stdout
 
     def __getattr__(self, name: str):
-        return getattr(_out(), name)
+        return getattr(_out(self.wide), name)
 
 
 def user_errors(fn):
@@ -306,8 +313,11 @@ def _progress(enabled: bool, sized: bool):
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
 @where_option
+@click.option("--wide", is_flag=True, help="The full table: every outcome and the fingerprint in columns of their own "
+              "(default: a compact table that fits 80 columns).")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, where, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, where, wide,
+             **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -378,7 +388,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
         return
     if fmt == "json":
         _where_note(flt)
-    print_results(results, fmt, _LazyOut(), band, headline=flt.headline() if flt is not None else None)
+    print_results(results, fmt, _LazyOut(wide), band, headline=flt.headline() if flt is not None else None, wide=wide)
 
 
 @main.command()
@@ -389,8 +399,10 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
 @click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
               "each expandable with both sides' matched spans).")
 @where_option
+@click.option("--wide", is_flag=True, help="The full flips table: category, both steps and the direction in columns "
+              "of their own (default: a compact table that fits 80 columns).")
 @user_errors
-def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show, where):
+def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show, where, wide):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from rulekit.report.diff import diff_results, render_diff
     from rulekit.run.evaluate import evaluate
@@ -418,7 +430,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show,
         data = orjson.loads(orjson.dumps(public(report), option=orjson.OPT_NON_STR_KEYS))  # what --format json prints
         _echo_json(diff_page(report, data), nl=False)
         return
-    render_diff(report, fmt, _out())
+    render_diff(report, fmt, _out(wide), wide=wide)
 
 
 @main.command()

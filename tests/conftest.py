@@ -21,6 +21,10 @@ LABELS = SHARED / "conformance" / "labels.jsonl"
 # subprocesses the tests start, so most loads after the first take the cached road (rulekit/language/cache.py).
 os.environ.setdefault("RULEKIT_CACHE_DIR", tempfile.mkdtemp(prefix="rulekit-test-cache-"))
 
+# Piped tables are drawn COLUMNS wide when it is set (rulekit.cli._out): the tests read them at the piped
+# default (200) whatever the shell that runs pytest exports; tests that want 80 columns say so.
+os.environ.pop("COLUMNS", None)
+
 TEST_LIMIT_S = 900  # the slowest test (a real vLLM engine on CPU) takes about a tenth of this
 
 

@@ -303,7 +303,7 @@ def test_a_worker_holds_little_per_record(tmp_path):
 
     path = tmp_path / "tiny.jsonl"
     _records(path, [_row(i) for i in range(20_000)])
-    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True, False, [])
+    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True, False, [], None)
     try:
         tracemalloc.start()
         part = parallel._decide_chunk(parallel.Chunk(str(path), 0, path.stat().st_size))
