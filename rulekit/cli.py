@@ -109,7 +109,7 @@ def catch_termination() -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
-@click.version_option(package_name="rulekit-eval")
+@click.version_option(package_name="rulekit-eval", message="%(prog)s (distribution %(package)s) %(version)s")
 def main(debug: bool) -> None:
     """rulekit — answer extraction and scoring for LLM/VLM evaluations, as data."""
     catch_termination()
