@@ -260,7 +260,7 @@ def _summary_table(report: dict, wide: bool = False) -> Table:
     s = report["summary"]
     where = f" ({report['_where']})" if report.get("_where") else ""
     t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}{where}", title_justify="left", show_header=False,
-              **({} if wide else {"box": box.SIMPLE, "pad_edge": False}))
+              **({} if wide else {"box": None, "pad_edge": False}))
     t.add_column(style="bold", overflow="fold")
     t.add_column(overflow="fold")
     ci = s["bootstrap_ci"]
@@ -311,7 +311,7 @@ def _compact_groups_table(report: dict) -> Table:
     from rich import box
 
     t = Table(title="flips by deciding steps (A step → B step)", title_justify="left", box=box.SIMPLE_HEAD,
-              pad_edge=False)
+              pad_edge=False, show_edge=False)
     t.add_column("category / steps", overflow="fold")
     t.add_column("direction", overflow="fold")
     for col in ("n", "Δ points", "share of Δ %"):

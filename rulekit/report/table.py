@@ -136,7 +136,7 @@ def _compact_results_table(results: list[Result], band: dict | None) -> Table:
 
     several = len(results) > 1
     table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("ruleset", style="bold", overflow="fold")
     number = {"justify": "right", "no_wrap": True}
     table.add_column("n", **number)
@@ -260,6 +260,9 @@ def print_results(results: list[Result], fmt: str, console: Any, band: dict | No
     table = results_table(results, band, wide=wide)
     if headline:
         table.title = f"{table.title} ({headline})"
+    if not wide:  # the title at the console's width, not wrapped to the compact table's
+        console.print(table.title, markup=False, highlight=False)
+        table.title = None
     console.print(table)
     if not wide:
         for line in compact_notes(results):
