@@ -32,6 +32,17 @@ class TestHung(Exception):
     """A test ran past TEST_LIMIT_S."""
 
 
+# A test that needs a real engine (a vLLM model or server: minutes on CPU) is `slow` whatever its module:
+# `pytest -m "not slow"` is the fast subset (README).
+REAL_ENGINE_FIXTURES = {"tiny_model", "vllm_server", "vllm_env"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if REAL_ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _a_hung_test_fails_alone():
     """A test that runs past TEST_LIMIT_S fails (every thread's stack printed on stderr) and the run goes

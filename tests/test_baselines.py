@@ -17,6 +17,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+pytestmark = pytest.mark.slow  # corpus-wide comparison with the labelled baselines
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
