@@ -17,16 +17,15 @@ from pathlib import Path
 import orjson
 import pytest
 
-pytestmark = pytest.mark.slow  # corpus-wide comparison with the labelled baselines
-
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
 LABELS = SHARED / "conformance" / "labels.jsonl"
 
-pytestmark = pytest.mark.skipif(
-    not (CORPUS.exists() and LABELS.exists()), reason="shared corpus/labels not available"
-)
+pytestmark = [
+    pytest.mark.slow,  # corpus-wide comparison with the labelled baselines
+    pytest.mark.skipif(not (CORPUS.exists() and LABELS.exists()), reason="shared corpus/labels not available"),
+]
 
 
 def _load_baselines():
