@@ -25,11 +25,15 @@ def _err():
     return safe_console(stderr=True, soft_wrap=True)
 
 
-def _out():
+def _out(wide: bool = False):
+    """stdout's console: a terminal's width; piped, COLUMNS when it is set, else 200. `wide` (`--wide`): at
+    least 200 columns, so a full table is drawn whole (a terminal then wraps its lines) rather than cut."""
     from rulekit.core.terminal import safe_console
 
     console = safe_console(soft_wrap=False)
-    if not console.is_terminal:
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").isdigit():
+        console = safe_console(soft_wrap=False, width=200)
+    if wide and console.width < 200:
         console = safe_console(soft_wrap=False, width=200)
     return console
 
@@ -52,12 +56,15 @@ class _LazyOut:
     """stdout's console for `eval`, made only when something is drawn: JSON and Markdown go straight
     to `file` (stdout), so those runs never import rich."""
 
+    def __init__(self, wide: bool = False):
+        self.wide = wide
+
     @property
     def file(self):
         return sys.stdout
 
     def __getattr__(self, name: str):
-        return getattr(_out(), name)
+        return getattr(_out(self.wide), name)
 
 
 def user_errors(fn):
@@ -102,7 +109,7 @@ def catch_termination() -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
-@click.version_option(package_name="rulekit-eval")
+@click.version_option(package_name="rulekit-eval", message="%(prog)s (distribution %(package)s) %(version)s")
 def main(debug: bool) -> None:
     """rulekit — answer extraction and scoring for LLM/VLM evaluations, as data."""
     catch_termination()
@@ -230,6 +237,26 @@ _input_options = [
 ]
 
 
+def where_option(fn):
+    """`--where EXPR`: keep only the records the condition holds for (`rulekit.run.where`)."""
+    from_help = ("Keep only the records this condition holds for (the rulesets' condition language over the "
+                 "record's fields: benchmark, id, model, question_type, gold, text, options, meta.NAME), e.g. "
+                 "'benchmark == \"MMMU\"'.")
+    return click.option("--where", "where", metavar="EXPR", default=None, help=from_help)(fn)
+
+
+def _where(source: str | None):
+    from rulekit.run.where import where_filter
+
+    return where_filter(source)
+
+
+def _where_note(flt) -> None:
+    """The filter's count on stderr (formats whose stdout is data: JSON, HTML)."""
+    if flt is not None:
+        _err().print(f"note: {flt.headline()}", markup=False)
+
+
 def input_options(fn):
     """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict, --count-unreadable;
     warnings are collected from the start of the command (strict: raised as errors) and printed on stderr at
@@ -285,8 +312,12 @@ def _progress(enabled: bool, sized: bool):
 @click.option("--workers", type=click.IntRange(0, 256), default=0,
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
+@where_option
+@click.option("--wide", is_flag=True, help="The full table: every outcome and the fingerprint in columns of their own "
+              "(default: a compact table that fits 80 columns).")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, where, wide,
+             **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -297,11 +328,13 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
     from rulekit.readers import ReadPosition, parse_field_map, read_records
     from rulekit.report.table import print_results
 
+    flt = _where(where)
     loaded = _with_breakdowns(_load(rulesets), by)
     paths, field_map = _paths(inputs), parse_field_map(fields)
     _suggest_rulesets(inputs, loaded)
     position = ReadPosition(paths)
-    prepared = prepare_eval(loaded, read_records(paths, field_map, position=position), seed, _LazyOut(),
+    source = read_records(paths, field_map, position=position)
+    prepared = prepare_eval(loaded, flt.filter(source) if flt is not None else source, seed, _LazyOut(),
                             status=_err() if fmt == "table" else None, **judge)  # judge: overrides, dry run, prefetch
     if prepared is None:
         return
@@ -335,7 +368,8 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
                 _err().print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers,
-                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields)
+                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields,
+                                     where=flt)
     finally:
         if progress is not None:
             progress.stop()
@@ -349,9 +383,12 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
         from rulekit.report.html import eval_page
         from rulekit.report.table import report_extra, results_json
 
+        _where_note(flt)
         _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band)))), nl=False)
         return
-    print_results(results, fmt, _LazyOut(), band)
+    if fmt == "json":
+        _where_note(flt)
+    print_results(results, fmt, _LazyOut(wide), band, headline=flt.headline() if flt is not None else None, wide=wide)
 
 
 @main.command()
@@ -361,20 +398,29 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
               help="html: one self-contained page (no network, no script) carrying the json as data.")
 @click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
               "each expandable with both sides' matched spans).")
+@where_option
+@click.option("--wide", is_flag=True, help="The full flips table: category, both steps and the direction in columns "
+              "of their own (default: a compact table that fits 80 columns).")
 @user_errors
-def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show):
+def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show, where, wide):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from rulekit.report.diff import diff_results, render_diff
     from rulekit.run.evaluate import evaluate
 
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
+    flt = _where(where)
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True,
-                       count_unreadable=count_unreadable)
+    records = _records(inputs, fields)
+    results = evaluate(loaded, flt.filter(records) if flt is not None else records, seed=seed, max_chars=max_chars,
+                       keep=True, count_unreadable=count_unreadable)
     if show is None:
         show = 200 if fmt == "html" else 2
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
+    if flt is not None:
+        report["_where"] = flt.headline()  # rendering only: `--format json` stays as it was
+        if fmt in ("json", "html"):
+            _where_note(flt)
     if fmt == "html":
         import orjson
 
@@ -384,7 +430,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show)
         data = orjson.loads(orjson.dumps(public(report), option=orjson.OPT_NON_STR_KEYS))  # what --format json prints
         _echo_json(diff_page(report, data), nl=False)
         return
-    render_diff(report, fmt, _out())
+    render_diff(report, fmt, _out(wide), wide=wide)
 
 
 @main.command()
@@ -489,8 +535,10 @@ def _parse_options(text: str | None) -> dict | None:
 @click.option("--diff", "other", help="A second ruleset: show both traces side by side.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--vocabulary", is_flag=True, help="Print every vocabulary word with its documentation.")
+@where_option
 @user_errors
-def explain(ruleset, record_id, inputs, response, options_text, answer, question_type, fields, seed, other, fmt, vocabulary):
+def explain(ruleset, record_id, inputs, response, options_text, answer, question_type, fields, seed, other, fmt, vocabulary,
+            where):
     """Show how a ruleset decides one record: every step, its candidates and spans, the pick."""
     import orjson
 
@@ -505,18 +553,23 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
         raise UsageError("explain needs -r RULESET (or --vocabulary)", code="E403")
     if response is None and not record_id:
         raise UsageError("give --id ID INPUT, or --response TEXT [--options A=..,B=..]", code="E403")
+    flt = _where(where)
     if response is not None:
         choices = _parse_options(options_text)
         qtype = question_type or ("multiple-choice" if choices else "open")
         record = Record("cli", qtype, response, answer, choices)
+        if flt is not None and not flt(record):
+            raise UsageError(f"the --response record does not satisfy --where {where}", code="E404")
     else:
         record = None
-        for r in _records(inputs, fields):
+        records = _records(inputs, fields)
+        for r in flt.filter(records) if flt is not None else records:
             if r.id == record_id:
                 record = r
                 break
         if record is None:
-            raise UsageError(f"no record with id `{record_id}` in the input", code="E404")
+            among = f" among the {flt.kept:,} of {flt.read:,} records --where {where} kept" if flt is not None else ""
+            raise UsageError(f"no record with id `{record_id}` in the input{among}", code="E404")
     rulesets = _load((ruleset,) + ((other,) if other else ()))
     decisions = [explain_record(rs, record, seed) for rs in rulesets]
     if fmt == "json":
@@ -565,8 +618,9 @@ def test(rulesets, case_files):
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
               show_default=True, help="html: one self-contained page (no network, no script) carrying the json as data.")
+@where_option
 @user_errors
-def reproduce(paths, fmt):
+def reproduce(paths, fmt, where):
     """Give back the numbers a framework published, from its own files.
 
     PATHS are work dirs (or report/prediction files) of VLMEvalKit, lmms-eval and MMEvalPro, any
@@ -574,13 +628,18 @@ def reproduce(paths, fmt):
     `<model>_<dataset>.xlsx` with each generation of the framework's rules, and the one that gives
     back every printed digit is named. A file that cannot be read is a note (file, line, why); the
     other files' results are kept. Exit 0 when all numbers are reproduced, 1 when one is not (or a
-    report could not be read, or nothing was found), 2 when a PATH does not exist."""
+    report could not be read, or nothing was found), 2 when a PATH does not exist. --where keeps the
+    prediction files it holds for, each read as a record (id: the file name; model; benchmark;
+    meta.framework)."""
     import json
 
     from rulekit.report.reproduce import as_json, exit_code, render_markdown, render_table
     from rulekit.report.reproduce import reproduce as run_reproduce
 
-    rows, notes = run_reproduce(list(paths))
+    flt = _where(where)
+    rows, notes = run_reproduce(list(paths), where=flt)
+    if flt is not None:
+        notes = [f"--where {where}: kept {flt.kept:,} of {flt.read:,} prediction files"] + notes
     if not rows:
         notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
     if fmt == "json":

@@ -23,11 +23,26 @@ LABELS = SHARED / "conformance" / "labels.jsonl"
 # subprocesses the tests start, so most loads after the first take the cached road (rulekit/language/cache.py).
 os.environ.setdefault("RULEKIT_CACHE_DIR", tempfile.mkdtemp(prefix="rulekit-test-cache-"))
 
+# Piped tables are drawn COLUMNS wide when it is set (rulekit.cli._out): the tests read them at the piped
+# default (200) whatever the shell that runs pytest exports; tests that want 80 columns say so.
+os.environ.pop("COLUMNS", None)
+
 TEST_LIMIT_S = 900  # the slowest test (a real vLLM engine on CPU) takes about a tenth of this
 
 
 class TestHung(Exception):
     """A test ran past TEST_LIMIT_S."""
+
+
+# A test that needs a real engine (a vLLM model or server: minutes on CPU) is `slow` whatever its module:
+# `pytest -m "not slow"` is the fast subset (README).
+REAL_ENGINE_FIXTURES = {"tiny_model", "vllm_server", "vllm_env"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if REAL_ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -34,6 +34,7 @@ def _expected(ruleset: str, docs) -> list[str]:
     return preds
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.parametrize("harness", ["lm_eval", "lmms_eval"])
 @pytest.mark.parametrize("ruleset", ["vlmevalkit", "lmms-eval"])
 def test_a_ruleset_is_a_task_filter_in_the_real_harness(harness, ruleset):
@@ -64,6 +65,7 @@ def test_a_ruleset_is_a_task_filter_in_the_real_harness(harness, ruleset):
     assert sum(p == "" for p in want) < len(want)  # letters really arrived
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 def test_lmms_eval_verifiers_use_rulekit_through_their_own_pipeline():
     verifiers = pytest.importorskip("lmms_eval.verifiers")
     register("lmms_eval")
@@ -92,6 +94,7 @@ def _inspect_python():
     return here if Path(here).exists() else None
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.skipif(_inspect_python() is None, reason="no venv with Inspect AI (.ci/run makes .venv-inspect)")
 def test_inspect_score_with_the_rulekit_scorer(tmp_path):
     """`inspect score LOG --scorer rulekit/ruleset -S ruleset=vlmevalkit` (found through the entry point) on
@@ -146,6 +149,7 @@ def test_ray_refuses_a_ruleset_that_draws_in_stream_order():
         score_dataset(None, "lmms-eval")
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.skipif(_venv_python(".venv-ray") is None, reason="no venv with Ray Data (.ci/run makes .venv-ray)")
 @pytest.mark.parametrize("batch", [7, 1000])
 def test_a_ray_dataset_is_scored_byte_identical_to_rulekit_eval(tmp_path, batch):
@@ -174,6 +178,7 @@ def test_a_ray_dataset_is_scored_byte_identical_to_rulekit_eval(tmp_path, batch)
     assert out.read_bytes() == (tmp_path / "eval" / "vlmevalkit.decisions.jsonl").read_bytes()
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.skipif(_venv_python(".venv-ray") is None, reason="no venv with Ray Data (.ci/run makes .venv-ray)")
 def test_ray_data_generates_through_vllm_serve_like_rulekit_generate(vllm_server, items_file, image_items_file,
                                                                      tmp_path):
@@ -216,6 +221,7 @@ def _open_docs(n: int = 200):
     return out
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.skipif(_venv_python(".venv-lighteval") is None,
                     reason="no venv with lighteval (.ci/run makes .venv-lighteval)")
 def test_lighteval_scores_with_the_rulekit_metric_through_its_own_apply_and_aggregate(tmp_path):
@@ -274,6 +280,7 @@ def test_a_lighteval_doc_becomes_the_record_rulekit_decides():
     assert doc_record(Doc(query="q?", choices=["42"], gold_index=0, id="9"), "42", open=True).answer == "42"
 
 
+@pytest.mark.slow  # runs the real harness or an adapter venv
 @pytest.mark.skipif(_venv_python(".venv-opencompass") is None,
                     reason="no venv with OpenCompass (.ci/run makes .venv-opencompass)")
 def test_opencompass_eval_task_uses_rulekit_as_the_pred_postprocessor(tmp_path):

@@ -21,6 +21,8 @@ from conftest import CORPUS
 from rulekit import Evaluator, load_ruleset
 from rulekit.core.records import Record
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 HERE = Path(__file__).parent / "fidelity" / "atropos"
 
 # The environment's count of valid letters (`ascii_uppercase[:num_choices]`): (which options count — every one,

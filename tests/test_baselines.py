@@ -22,9 +22,10 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"
 LABELS = SHARED / "conformance" / "labels.jsonl"
 
-pytestmark = pytest.mark.skipif(
-    not (CORPUS.exists() and LABELS.exists()), reason="shared corpus/labels not available"
-)
+pytestmark = [
+    pytest.mark.slow,  # corpus-wide comparison with the labelled baselines
+    pytest.mark.skipif(not (CORPUS.exists() and LABELS.exists()), reason="shared corpus/labels not available"),
+]
 
 
 def _load_baselines():

@@ -159,6 +159,7 @@ PREDICTION = row(1, "index", "prediction", "answer", "A", "B") + row(2, "1", "B"
 
 
 # ---------------------------------------------------------------- xlsx
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_shared_strings_zip_bomb_is_refused_before_it_is_read(tmp_path):
     """1 MB on disk, 1 GiB of shared strings inflated (before: > 10 min and 1.65 GB for the issue's)."""
     head = b'<?xml version="1.0" encoding="UTF-8"?><sst ' + NS + b'>'
@@ -171,6 +172,7 @@ def test_a_shared_strings_zip_bomb_is_refused_before_it_is_read(tmp_path):
     assert peak < PEAK_MB
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_the_members_together_count_against_the_inflated_bytes_limit(tmp_path):
     path = xlsx(tmp_path / "big.xlsx", sheet(PREDICTION))
     result = _run(["eval", "-r", "vlmevalkit", str(path)], env={"RULEKIT_LIMITS": "inflated-bytes=2KiB"})
@@ -211,6 +213,7 @@ def test_cells_of_one_sheet_are_counted_against_the_cells_limit(tmp_path):
     assert result.exit_code == 2 and "the `cells` limit of 20,000,000" in result.stderr
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_padded_dimension_is_not_filled_in(tmp_path):
     """`<dimension ref="A1:XFD1048576"/>` over two real rows and a last cell at XFD1048576 (before: every row
     in between made up 16,384 cells wide, 17 billion of them)."""
@@ -228,6 +231,7 @@ def _sparse(path: Path, head: bytes, size: int) -> Path:
     return path
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 @pytest.mark.parametrize("name,head", [
     ("huge.jsonl", b'{"id": "1", "answer": "A", "choices": {"A": "x"}, "response": "'),
     ("huge.csv", b'id,answer,response\n1,A,"'),
@@ -263,6 +267,7 @@ def test_a_header_with_more_columns_than_a_sheet_can_have_is_refused(tmp_path):
     assert f"{path}:1: error[E302]: the header has 20,002 columns, more than the `columns` limit" in result.stderr
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_gzip_bomb_of_blank_lines_stops_at_the_inflate_ratio(tmp_path):
     """Before: 1 GiB of newlines read line by line (minutes); now refused past 16 MiB at a ratio over 100."""
     data, _ = _deflate_bomb(b"", b"\n" * (1 << 20), 1024, b"")
@@ -273,6 +278,7 @@ def test_a_gzip_bomb_of_blank_lines_stops_at_the_inflate_ratio(tmp_path):
     assert "`inflate-ratio` limit of 100" in err and peak < PEAK_MB
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_gzip_bomb_on_stdin_stops_at_the_inflate_ratio_too():
     """A pipe has no position: its compressed bytes are counted as the gzip reader takes them."""
     data, _ = _deflate_bomb(b"", b"\n" * (1 << 20), 100, b"")
@@ -297,6 +303,7 @@ def test_a_bad_limits_variable_is_a_usage_error(tmp_path, value):
     assert result.exit_code == 2 and "error[E400]: bad RULEKIT_LIMITS item" in result.stderr
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_limits_can_be_raised(tmp_path):
     path = xlsx(tmp_path / "far.xlsx", sheet(PREDICTION + row(2_000_000, "2", "A", "A", "cat", "dog")))
     result = _run(["eval", "-r", "vlmevalkit", str(path), "--format", "json"], env={"RULEKIT_LIMITS": "rows=3000000"})
@@ -415,6 +422,7 @@ def test_wide_reports_give_the_same_numbers_as_report_acc():
         assert report_acc_numbers(numbers, records, correct) == slow(numbers, records, correct)
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_reproduce_reads_a_padded_acc_xlsx_without_filling_it(tmp_path):
     """1.6 KB `_acc.xlsx` claiming A1:XFD1048576, a cell there (before: 3.7 GB, killed)."""
     _predictions(tmp_path)
@@ -426,6 +434,7 @@ def test_reproduce_reads_a_padded_acc_xlsx_without_filling_it(tmp_path):
     assert peak < PEAK_MB
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_reproduce_stops_a_gzip_bomb_results_json(tmp_path):
     """1 MB gzip, 1 GiB of JSON inflated (before: MemoryError, 3.1 GB for the issue's 3 MB one)."""
     data, _ = _deflate_bomb(b'{"results": {"mme": {"x,none": 1.0}}, "configs": {}, "pad": "', b" " * (1 << 20),
@@ -477,6 +486,7 @@ def test_reproduce_names_an_mmevalpro_score_that_is_not_a_number(tmp_path, value
         in result.stdout
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_reproduce_walks_a_deep_tree_without_recursion(tmp_path):
     """1,500 levels (before: RecursionError in pathlib's rglob)."""
     here = os.getcwd()
@@ -512,6 +522,7 @@ R1 = re.compile(r"Rolling (\d+): Answer is .*?, Prediction is .*?, Pre-fetched i
 R2 = re.compile(r"Failed in Rolling (\d+): .*?; Match Log is (.*)\.\n?$", re.S)
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_circular_logs_are_read_as_the_regexes_read_them():
     """The linear readers give exactly what the (cubic) patterns they replace find."""
     from rulekit.report.reproduce import roll_failed, rolls_judged_right
@@ -537,6 +548,7 @@ def test_circular_logs_are_read_as_the_regexes_read_them():
     assert found > 20_000
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_hostile_circular_log_cell_is_read_in_linear_time(tmp_path):
     """A cell of 2,500 x "Rolling 0: Answer is A, Prediction is B, " (before: killed after 150 s, in a `re`
     call nothing can interrupt). Read by the whole command, in a subprocess."""
@@ -605,6 +617,7 @@ def _physics(tmp_path: Path, timeout: float) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_a_records_sympy_calls_share_one_budget(tmp_path):
     """Hundreds of boxed answers, each a SymPy call well under the 0.3 s limit: before, each got its own limit
     (a 64k-character reply of them took minutes); now they share 2 x the limit of CPU time and the record is
@@ -634,6 +647,7 @@ def test_a_text_too_long_for_a_parser_is_not_parsed(tmp_path):
         symbolic.printed("1+" * 6000, "latex2sympy")
 
 
+@pytest.mark.slow  # subprocess-heavy or big-input bound (seconds)
 def test_the_budget_caps_each_call_at_what_is_left(tmp_path):
     from rulekit.core import symbolic
 

@@ -134,10 +134,10 @@ def test_the_distribution_is_rulekit_eval_with_the_rulekit_command():
     assert [ep.value for ep in dist.entry_points if ep.group == "console_scripts" and ep.name == "rulekit"] == \
         ["rulekit.cli:main"]
     result = CliRunner().invoke(main, ["--version"], prog_name="rulekit")
-    assert result.exit_code == 0 and result.output.strip() == f"rulekit, version {dist.version}"
+    assert result.exit_code == 0 and result.output.strip() == f"rulekit (distribution rulekit-eval) {dist.version}"
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])  # split: forks workers
 def test_eval_progress_knows_the_input_size(workers, monkeypatch):
     """On a terminal, eval's progress bar runs over the input's bytes: percent, records, rate, time left;
     in one process (the reader's position) and split over workers (the chunks decided)."""

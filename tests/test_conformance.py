@@ -11,6 +11,8 @@ import pytest
 
 from rulekit import Evaluator, load_ruleset
 
+pytestmark = pytest.mark.slow  # corpus-wide conformance against ../shared/conformance/labels.jsonl
+
 
 def _decide_all(name, records, seed=0):
     evaluator = Evaluator(load_ruleset(name), seed)

@@ -38,6 +38,7 @@ def conformance():
     return labels, {r.id: r for r in records}, results
 
 
+@pytest.mark.slow  # corpus-wide
 @needs_corpus
 def test_disagreements_match_the_conformance_labels(conformance):
     labels, records, (lmms, vlm) = conformance
@@ -66,6 +67,7 @@ def test_disagreements_match_the_conformance_labels(conformance):
     assert s["categories"]["fallback"] == fallback
 
 
+@pytest.mark.slow  # corpus-wide
 @needs_corpus
 def test_bootstrap_is_seeded(conformance):
     _, _, (lmms, vlm) = conformance

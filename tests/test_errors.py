@@ -97,7 +97,11 @@ def test_lint_findings_are_pinned_and_exit_1(fixture, monkeypatch):
     assert result.stderr == (LINT / f"{fixture}.expected").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("fixture", sorted(p.stem for p in CLI.glob("*.args")))
+SLOW_FIXTURES = {"W320_regex_time_limit_strict"}  # waits out regex time limits (seconds): `slow`
+
+
+@pytest.mark.parametrize("fixture", [pytest.param(stem, marks=pytest.mark.slow) if stem in SLOW_FIXTURES else stem
+                                     for stem in sorted(p.stem for p in CLI.glob("*.args"))])
 def test_input_and_usage_errors_are_pinned(fixture, monkeypatch):
     monkeypatch.chdir(CLI)
     args = (CLI / f"{fixture}.args").read_text(encoding="utf-8").splitlines()

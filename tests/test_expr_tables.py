@@ -92,6 +92,7 @@ def _conditions() -> set[str]:
 BAD = ["words >", "a == == b", "(x", "x $ y", "not", "f(,)", "[1, 2", "'open", "1 2", "a in", "search('x' 'y')"]
 
 
+@pytest.mark.slow  # builds the LALR parser from the grammar
 def test_loaded_and_built_parsers_agree(fresh_parser):
     expr._parser()
     expr._parser.cache_clear()

@@ -19,6 +19,8 @@ import pytest
 from rulekit import Evaluator, load_ruleset
 from rulekit.core.records import Record
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 HERE = Path(__file__).parent / "fidelity" / "frameworks"
 
 # ruleset → [(records family, labels name)]

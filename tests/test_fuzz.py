@@ -53,6 +53,8 @@ from rulekit.core.records import Record
 from rulekit.core.resources import builtin_rulesets
 from rulekit.core.trace import OUTCOMES, Candidate
 
+pytestmark = pytest.mark.slow  # property-based fuzzing (minutes)
+
 RULEKIT_DIR = str(Path(rulekit.__file__).resolve().parent)
 # What a condition raises when it parsed but cannot be evaluated on a record (`answer + 1` on text);
 # the engine turns it into an `error` decision for that record.

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulekit.engine.compiler import load_ruleset
 from rulekit.core.errors import ErrorGroup, RulekitError
 from rulekit.run.evaluate import decisions_file_name, unique_names
+
+pytestmark = pytest.mark.slow  # property-based fuzzing of untrusted rulesets
 
 SCALE = int(os.environ.get("RULEKIT_FUZZ_SCALE", "1"))
 _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -73,6 +73,7 @@ def test_reproduce_page_carries_the_json():
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow  # the browser check (headless Chromium)
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (.ci/run installs Debian's chromium)")
 def test_the_pages_render_in_headless_chromium_without_console_errors(tmp_path):
     """Each page is loaded from disk by a real Chromium with the network off: it renders its tables

@@ -70,6 +70,7 @@ def replayed(cache):
 
 
 # ---------------------------------------------------------------- (a) no judge: unresolved, as before
+@pytest.mark.slow  # SymPy on many records (seconds)
 def test_without_a_judge_what_the_compare_cannot_decide_stays_unresolved(tmp_path):
     _, rows, _ = run("physics", write_records(tmp_path / "p.jsonl", PHYSICS), tmp_path)
     assert {i: r["outcome"] for i, r in rows.items()} == {

@@ -37,6 +37,7 @@ def _ruleset(tmp_path: Path, timeout: float) -> str:
 
 
 # ---------------------------------------------------------------- the worker
+@pytest.mark.slow  # SymPy worker processes and time-outs (seconds)
 def test_pathological_expression_times_out_promptly_and_the_worker_recovers():
     started = symbolic.pool().restarts()
     t = time.perf_counter()
@@ -47,6 +48,7 @@ def test_pathological_expression_times_out_promptly_and_the_worker_recovers():
     assert symbolic.pool().restarts() == started  # interrupted by its CPU timer: the worker lives on
 
 
+@pytest.mark.slow  # SymPy worker processes and time-outs (seconds)
 def test_a_run_with_pathological_records_finishes_and_marks_them_error(tmp_path):
     ev = Evaluator(load_ruleset(_ruleset(tmp_path, 0.5)))
     records = [Record("ok-1", "open", r"\boxed{\frac{1}{2}}", ["0.5"]),
@@ -62,6 +64,7 @@ def test_a_run_with_pathological_records_finishes_and_marks_them_error(tmp_path)
     assert "time limit" in decisions[1].message
 
 
+@pytest.mark.slow  # SymPy worker processes and time-outs (seconds)
 def test_the_worker_serves_threads_and_times_out_in_a_thread():
     pairs = [(r"\frac{%d}{2}" % i, str(i / 2)) for i in range(1, 9)]
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -79,6 +82,7 @@ def _decide_in_child(args):
     return d.outcome, d.correct, os.getpid()
 
 
+@pytest.mark.slow  # SymPy worker processes and time-outs (seconds)
 def test_the_worker_works_inside_daemonic_pool_processes(tmp_path):
     path = _ruleset(tmp_path, 0.5)
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")

@@ -26,6 +26,7 @@ def busy_machine():
         h.wait()
 
 
+@pytest.mark.slow  # loads the machine with busy processes for seconds
 def test_a_request_under_its_cpu_limit_answers_on_a_busy_machine(busy_machine):
     symbolic.wait_ready()
     start = time.perf_counter()
@@ -44,6 +45,7 @@ def test_a_request_over_its_cpu_limit_is_interrupted_and_the_worker_kept():
     assert symbolic.pool().restarts() == started
 
 
+@pytest.mark.slow  # loads the machine with busy processes for seconds
 def test_what_the_cpu_timer_cannot_stop_meets_the_wall_backstop(monkeypatch):
     monkeypatch.setattr(symbolic, "WALL_MIN", 1.0)
     monkeypatch.setattr(symbolic, "WALL_BACKSTOP", 2.0)
@@ -57,6 +59,7 @@ def test_what_the_cpu_timer_cannot_stop_meets_the_wall_backstop(monkeypatch):
     assert symbolic.pool().restarts() == started + 1
 
 
+@pytest.mark.slow  # loads the machine with busy processes for seconds
 def test_physics_decisions_are_the_same_on_an_idle_and_a_busy_machine(busy_machine):
     from rulekit import Evaluator, Record, load_ruleset
 

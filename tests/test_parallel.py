@@ -47,6 +47,7 @@ def _run(path: Path, out: Path, workers: int):
     return {r.ruleset: {**r.as_json(), "correct": r.correct} for r in results}  # correct: per-record bytes
 
 
+@pytest.mark.slow  # forks worker pools over big inputs (seconds)
 def test_workers_give_byte_identical_decisions_and_equal_metrics(corpus_slice, tmp_path):
     one = _run(corpus_slice, tmp_path / "one", 1)
     two = _run(corpus_slice, tmp_path / "two", 2)
@@ -113,6 +114,7 @@ def test_judge_rulesets_and_gzip_stay_in_one_process(tmp_path):
     assert why_sequential([load_ruleset("lmms-eval")], [str(CORPUS)]) is None
 
 
+@pytest.mark.slow  # forks worker pools over big inputs (seconds)
 def test_ctrl_c_stops_workers_cleanly(tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during a split run: exit
     130, one line on stderr, no worker tracebacks, nothing left in the output directory."""
@@ -146,6 +148,7 @@ def test_ctrl_c_stops_workers_cleanly(tmp_path):
     assert not list(out.iterdir())
 
 
+@pytest.mark.slow  # forks worker pools over big inputs (seconds)
 def test_field_mapping_and_lmms_log_lines_split_like_one_process(tmp_path):
     """Workers read with the same field map and the same per-line format detection."""
     rows = [orjson.loads(line) for line in CORPUS.read_bytes().splitlines()[:3000]]
@@ -181,6 +184,7 @@ def test_cli_says_when_workers_cannot_be_used(tmp_path):
     assert run.stderr.strip() == f"note: --workers 2 ignored, one process: {gz} is gzipped"
 
 
+@pytest.mark.slow  # forks worker pools over big inputs (seconds)
 def test_a_run_stopped_by_a_bad_line_never_waits_on_its_workers(corpus_slice, tmp_path):
     """Stopping on an error kills the workers wherever they stand (idle in a read, mid-chunk, sending):
     repeated with every window position of the bad line, each run ends with the error."""

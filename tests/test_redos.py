@@ -250,6 +250,7 @@ def test_a_rewrite_matches_as_its_original_on_fuzz_strings(names, original, rewr
         assert _differences(old, new, fuzz_strings(original, _fuzz_count())) == []
 
 
+@pytest.mark.slow  # corpus-wide, over every built-in ruleset
 @pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not available")
 @pytest.mark.parametrize("names,original,rewrite", REWRITES, ids=[f"{n[0]}:{i}" for i, (n, _, _) in enumerate(REWRITES)])
 def test_a_rewrite_matches_as_its_original_on_the_corpus(names, original, rewrite, corpus_sample):
@@ -390,6 +391,7 @@ def _hostile_records(rs, replies):
             yield Record(f"h{i}", qt, reply, "A" if choices else "12", choices, meta={"task": "Grid", "answer_type": "float"})
 
 
+@pytest.mark.slow  # corpus-wide, over every built-in ruleset
 @pytest.mark.parametrize("name", _builtin_names())
 def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
     """Replies of up to 64k characters — a benchmark's longest — are decided: no outcome `error` from a
@@ -471,6 +473,7 @@ def _eval(tmp_path: Path, data: Path, out: str, workers: int) -> dict[str, dict[
     return decided
 
 
+@pytest.mark.slow  # corpus-wide, over every built-in ruleset
 @pytest.mark.skipif(not CORPUS.exists(), reason="shared corpus not available")
 def test_decisions_never_depend_on_other_records_file_order_or_load(tmp_path):
     """Issue 29's "done": a file of corpus records, shuffled and padded with hostile replies, run under

@@ -20,6 +20,7 @@ def _run(*args):
     return CliRunner().invoke(main, ["reproduce", *map(str, args)])
 
 
+@pytest.mark.slow  # scores whole work dirs (seconds)
 @needs_real
 def test_every_published_number_of_the_real_work_dirs_is_reproduced_with_its_generation():
     result = _run(*sorted(REAL.iterdir()), "--format", "json")
@@ -416,6 +417,7 @@ def test_an_lmms_eval_mme_run_is_reproduced_with_its_sums():
 VILA = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-vila"
 
 
+@pytest.mark.slow  # scores whole work dirs (seconds)
 def test_real_vlmevalkit_score_files_and_a_circular_file_are_reproduced():
     """VILA-1.5 13B / 8B work dirs from VLMEvalKit's own history (July 2024): every number of POPE's,
     HallusionBench's and MME's `_score.csv` and OCRBench's `_score.json`, and CCBench's CircularEval
@@ -469,6 +471,7 @@ def test_vqa_rulesets_score_every_row_as_vqa_eval(tmp_path, dataset, ruleset):
     assert [i for i in hits if abs(scores[i] - hits[i]) > 1e-12] == []
 
 
+@pytest.mark.slow  # scores whole work dirs (seconds)
 @pytest.mark.parametrize("work,count,ruleset,overall", [
     # VisuLogic: `<model>_VisuLogic_exact_matching_acc.csv` (the judge's name before `_acc`), a row per
     # category with tot, hit and acc
@@ -505,6 +508,7 @@ def test_reports_named_after_the_judge_with_a_row_per_category_are_reproduced(wo
 JUDGED = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-judged" / "judged-model"
 
 
+@pytest.mark.slow  # scores whole work dirs (seconds)
 def test_judge_benchmarks_are_reproduced_from_their_judges_sheet():
     """LogicVista, MMVet, CharXiv, DynaMath and MathVerse ask a judge: their rulesets run only with the sheet's
     replies replayed — LogicVista's `res` (an empty one, after five refused tries, refused at every try),

@@ -75,6 +75,7 @@ def test_the_other_generation_disagrees_on_some_rows():
     assert sum(abs(now[i] - before[i]) > 1e-12 for i in now) >= 5
 
 
+@pytest.mark.slow  # scores whole work dirs row by row (seconds)
 def test_a_real_2024_textvqa_and_ocrvqa_work_dir_is_given_back_row_by_row():
     """SYuan03/VLMEvalKit's GPT4o_MINI (2024-08): both reports whole, and every row as the fork's own code
     scores it (a reply "None" is pandas' NaN, "nan", not the number word "none" = "0")."""

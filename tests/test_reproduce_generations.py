@@ -191,6 +191,7 @@ def test_index_joined_gives_each_row_of_an_index_its_last_rows_answer_and_option
     assert index_joined(rows[:2]) == (rows[:2], 0)
 
 
+@pytest.mark.slow  # scores a whole MMVet work dir (tens of seconds)
 def test_mmvet_of_december_2023_counts_each_capability_once_and_is_named_with_its_dates():
     """`_score.csv` written by the original MMVet_acc @9304eca5 (README): only `vlmevalkit-mmvet@v1+judge` gives
     its capability rows back; the current generation's table (single-tag questions twice) still comes back

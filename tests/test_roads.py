@@ -31,6 +31,7 @@ def _key(d):
     return None if d is None else (d.pred, d.correct, d.score, d.outcome, d.step, d.k)
 
 
+@pytest.mark.slow  # corpus-wide, over every built-in ruleset
 @pytest.mark.parametrize("name", sorted(n for n in builtin_rulesets() if "judge" not in n and not n.startswith(SLOW)))
 def test_untraced_decisions_equal_traced_ones(name, corpus_sample):
     rs = load_ruleset(name)

@@ -44,6 +44,7 @@ def _sample(labelled_records) -> list[Record]:
     return records[::60]  # ~520 real replies of every benchmark and question type
 
 
+@pytest.mark.slow  # loads every built-in ruleset both roads
 @pytest.mark.parametrize("name", sorted(builtin_rulesets()))
 def test_a_hit_is_the_same_ruleset(name, cache_dir, labelled_records, tmp_path):
     """Every built-in ruleset, loaded the long way and from its entry: equal models, fingerprints,

@@ -173,6 +173,7 @@ def test_fan_out_through_from_is_refused(tmp_path):
 
 
 # ---------------------------------------------------------------- 4. interrupted runs leave nothing
+@pytest.mark.slow  # subprocesses, signals and time budgets (seconds)
 def test_sigterm_removes_the_unfinished_decisions_file(tmp_path):
     data = _records(tmp_path / "in.jsonl", [_row(i, "A " * 50) for i in range(400_000)])
     out = tmp_path / "out"
@@ -231,6 +232,7 @@ def test_a_step_that_keeps_timing_out_is_error_on_each_record_and_never_cut_off(
     assert [r["outcome"] for r in decided[20:]] == ["unresolved"] * 5  # later records are still tried
 
 
+@pytest.mark.slow  # subprocesses, signals and time budgets (seconds)
 def test_many_slow_steps_exhaust_each_records_budget_and_nothing_more(tmp_path, monkeypatch):
     monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 10.0)
     monkeypatch.setattr(regex_limits, "RECORD_BUDGET", 0.3)
@@ -298,12 +300,13 @@ def test_a_huge_seed_is_refused_before_it_breaks_json_output(tmp_path):
 
 
 # ---------------------------------------------------------------- 7. workers hold bounded buffers
+@pytest.mark.slow  # subprocesses, signals and time budgets (seconds)
 def test_a_worker_holds_little_per_record(tmp_path):
     from rulekit.run import parallel
 
     path = tmp_path / "tiny.jsonl"
     _records(path, [_row(i) for i in range(20_000)])
-    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True, False, [])
+    parallel._JOB = ([load_ruleset("vlmevalkit")], None, 1_000_000, None, True, False, [], None)
     try:
         tracemalloc.start()
         part = parallel._decide_chunk(parallel.Chunk(str(path), 0, path.stat().st_size))

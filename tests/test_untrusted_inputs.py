@@ -49,6 +49,7 @@ def _tables(tmp_path: Path) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------- 3. streams
+@pytest.mark.slow  # a subprocess per input (seconds)
 @pytest.mark.parametrize("kind", ["jsonl", "jsonl.gz", "json", "csv", "tsv", "parquet", "xlsx"])
 def test_stdin_is_read_whole_in_every_format(tmp_path, kind):
     data = _tables(tmp_path)[kind]
@@ -205,6 +206,7 @@ def test_excerpts_of_any_bytes_are_single_lines_without_control_characters(tmp_p
         assert not any(ord(c) < 32 and c != "\t" for c in text)
 
 
+@pytest.mark.slow  # a subprocess per input (seconds)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from([b"\n", b"\r\n", b" ", b"{", b"}", b'"', b"\xff", b"\x00", b"\x1f\x8b", b"[",
                                  b'{"id": "1", "response": "A", "answer": "A"}']), max_size=12),

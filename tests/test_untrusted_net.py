@@ -77,6 +77,7 @@ def _json(handler, obj, status=200):
     handler.wfile.write(body)
 
 
+@pytest.mark.slow  # waits out a deadline
 def test_a_server_dripping_bytes_cannot_hold_a_request_past_the_deadline(server):
     def drip(handler):
         body = json.dumps(COMPLETION).encode()

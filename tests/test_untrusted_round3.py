@@ -109,6 +109,7 @@ def _unshare_works() -> bool:
         ["unshare", "-Urpf", "--mount-proc", "true"], capture_output=True).returncode == 0
 
 
+@pytest.mark.slow  # subprocesses and waits (seconds)
 @pytest.mark.skipif(not sys.platform.startswith("linux") or not _unshare_works(),
                     reason="needs Linux user and pid namespaces (unshare -Urpf)")
 def test_a_run_in_another_pid_namespace_keeps_its_temporary_file(tmp_path):
@@ -145,6 +146,7 @@ def test_a_run_in_another_pid_namespace_keeps_its_temporary_file(tmp_path):
 
 
 # ---------------------------------------------------------------- 3. a FIFO as an image
+@pytest.mark.slow  # subprocesses and waits (seconds)
 def test_a_fifo_image_is_an_error_at_once_not_a_hang(tmp_path):
     """`generate` with a FIFO named as an image used to block a worker thread forever (SIGTERM could not end
     it; SIGKILL left an empty --output). Now an image must be a regular file: E300 at once, no output file."""

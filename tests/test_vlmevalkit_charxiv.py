@@ -13,6 +13,8 @@ import pytest
 from conftest import CORPUS
 from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, write_rows
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 NAMES = {"reasoning": "vlmevalkit-charxiv-reasoning+judge", "descriptive": "vlmevalkit-charxiv-descriptive+judge"}
 
 

@@ -14,6 +14,8 @@ import pytest
 from conftest import CORPUS
 from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, write_rows
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 NAME = "vlmevalkit-dynamath+judge"
 SUBJECTS = ["algebra", "plane geometry", "graph theory", "statistics"]
 LEVELS = ["elementary school", "high school", "undergraduate"]

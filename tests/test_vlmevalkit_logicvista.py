@@ -14,6 +14,8 @@ from conftest import CORPUS
 from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 from rulekit.core.records import Record
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 SKILLS = ["inductive", "deductive", "numerical", "spatial", "mechanical", "inductive, spatial", "deductive,numerical",
           "spatial reasoning"]
 ODD = ["", "Z", "z", "A1", "Ａ", "ǅ", "ΑΒ", "Answer: A", "AB.", "ÀB", "ß", "A B", "B\n", " C", "a"]

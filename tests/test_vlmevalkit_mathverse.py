@@ -17,6 +17,8 @@ from conftest import CORPUS
 from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 from rulekit.cli import main
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 NAME = "vlmevalkit-mathverse+judge"
 VERSIONS = ["Text Dominant", "Text Lite", "Vision Intensive", "Vision Dominant", "Vision Only", "Text Only"]
 SUBJECTS = {"plane geometry": ["Length", "Area", "Angle", "Analytic"], "solid geometry": ["Volume", "Surface"],

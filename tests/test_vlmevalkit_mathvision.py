@@ -15,6 +15,8 @@ from judge_support import eval_decisions, fidelity_labels, replay_scripted, repl
 from rulekit import load_ruleset
 from rulekit.core.records import Record
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 # short free-form replies (prefetch: the whole reply against the gold) and judge replies that stress is_equal
 EDGE = [("14", "14"), ("14.0", "14"), ("14.", "14"), (" 14 \n", "14"), ("1,000", "1000"), ("1000", "1,000"),
         ("\\frac{1}{2}", "0.5"), ("0.5", "\\frac{1}{2}"), ("1/2", "0.5"), ("a", "5"), ("A", "\\frac{1}{2}"),

@@ -10,10 +10,13 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import CORPUS
 from rulekit.cli import main
+
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
 
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 TEN = {c: f"option {c.lower()}" for c in "ABCDEFGHIJ"}

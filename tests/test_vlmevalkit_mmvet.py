@@ -12,6 +12,8 @@ import pytest
 from conftest import CORPUS
 from judge_support import eval_decisions, fidelity_labels, replay_scripted, replayed, tries_temperatures, write_rows
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 REPLIES = ["1.0", "0.0", "0.5", " 0.3\n", "0.9", "abc", "1.5", "-0.2", "inf", "1e-1", "0.7 because", "", "0.4", "1",
            "0", ".5"]
 TAGS = ["rec", "ocr", "rec,know", "ocr,math", "ocr,spat,math", "rec,know,gen", "rec,ocr,spat", "ocr,know", "spat,rec",

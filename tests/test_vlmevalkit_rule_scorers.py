@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from conftest import CORPUS
 from rulekit.cli import main
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 TASKS = ["Subway Connections", "Nested Squares", "Line Plot Intersections", "Circled Letter", "Touching Circles",
          "Counting Grid - Word Grids", "Counting Grid - Blank Grids", "Olympic Counting - Pentagons",

@@ -17,6 +17,8 @@ from click.testing import CliRunner
 from conftest import CORPUS
 from rulekit.cli import main
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 CATEGORIES = ["Quantitative Reasoning", "Spatial Reasoning", "Positional Reasoning", "Attribute Reasoning",
               "Stylistic Reasoning", "Other"]

@@ -12,6 +12,8 @@ from conftest import CORPUS
 from rulekit import Evaluator, load_ruleset
 from rulekit.core.records import Record
 
+pytestmark = pytest.mark.slow  # a fidelity sweep against the original scorer's labels
+
 HERE = Path(__file__).parent / "fidelity" / "vlmevalkit"
 TSV_GOLD = {"yes": "Yes", "no": "No"}  # VLMEvalKit's TSVs write the golds capitalized
 

@@ -20,6 +20,7 @@ from rulekit.core.trace import Decision
 
 
 # ---------------------------------------------------------------- VMCBench conformance
+@pytest.mark.slow  # corpus-wide
 def test_vmcbench_matches_every_multiple_choice_label(labelled_records):
     """VLMEvalKit's VMCBench parser on all 21,784 MCQ records (every option of a record, as the labels
     were made), with its random letters replayed from one stream seeded 0 in label order."""

@@ -149,6 +149,7 @@ def test_off_the_main_thread_the_per_call_timeout_still_holds(tmp_path, monkeypa
     assert out and out[0].reason == "regex time limit in step `evil`"
 
 
+@pytest.mark.slow  # time limits measured over seconds
 def test_the_command_line_keeps_the_limits_in_its_workers(tmp_path):
     """`rulekit eval` watches its own process and forks its workers watched: every record of a runaway
     step ends as an error, and the whole run stays bounded."""
@@ -239,6 +240,7 @@ def test_a_reward_batch_runs_watched_and_gives_sigalrm_back(tmp_path, monkeypatc
     assert signal.getsignal(signal.SIGALRM) is theirs
 
 
+@pytest.mark.slow  # time limits measured over seconds
 def test_another_threads_record_never_disarms_the_main_threads_timer(tmp_path, monkeypatch, watched):
     """Issue 33: a thread that decides a record (and so calls `rest()` at its end) while the main thread
     is inside a watched regex call must leave the main thread's timer armed: that call is still stopped

@@ -38,6 +38,7 @@ ERROR_CODES = {
     "E202": "a condition does not parse",
     "E203": "a condition is nested too deeply",
     "E204": "a condition is over the size limits (its length, a number literal's digits)",
+    "E205": "a `--where` condition cannot be evaluated on an input record (e.g. `len(meta.x)` where `x` is absent)",
     "E300": "an input line or row is malformed or lacks a required field",
     "E301": "an input file is corrupt or truncated (gzip, xlsx, parquet)",
     "E302": "an input file is over a reader limit (inflated bytes or ratio, line length, rows, columns, cells, "

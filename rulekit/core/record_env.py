@@ -39,6 +39,6 @@ class RecordEnv:
             return list(choices)
         if name in ("candidates", "distinct"):
             return 0
-        if name in ("question_type", "benchmark", "model", "judge_reply", "grading_reply"):
+        if name in ("question_type", "benchmark", "model", "judge_reply", "grading_reply", "id"):
             return getattr(record, name)
         raise KeyError(name)  # pragma: no cover - names are checked at compile time

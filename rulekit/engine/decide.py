@@ -61,7 +61,7 @@ class Env:
             return len(self.cands)
         if name == "distinct":
             return len({c.answer if not isinstance(c.answer, list) else tuple(c.answer) for c in self.cands})
-        if name in ("question_type", "benchmark", "model", "judge_reply", "grading_reply"):
+        if name in ("question_type", "benchmark", "model", "judge_reply", "grading_reply", "id"):
             return getattr(self.record, name)
         if name == "gold":
             return self.record.answer

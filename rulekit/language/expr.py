@@ -36,6 +36,7 @@ VARIABLES = {
     "first_index": "(where) token index of the first occurrence of the candidate's answer.",
     "question_type": "the record's question type (`multiple-choice` or `open`).",
     "benchmark": "the record's benchmark name.",
+    "id": "the record's id (as text).",
     "model": "the record's model label.",
     "judge_reply": "true while the section's steps read a judge's reply (a `judge:` fallback), false on the "
                    "model's own reply: a step with `when: judge_reply` reads only judge replies, so a section "

@@ -31,7 +31,7 @@ from rich.text import Text
 from rulekit.core.terminal import json_safe, safe
 from rulekit.metrics.accumulate import UNREADABLE
 from rulekit.run.evaluate import Result
-from rulekit.report.explain import highlight
+from rulekit.report.explain import answer_label, highlight
 from rulekit.report.joint import compare, left_out_text, why_left_out
 from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 from rulekit.core.trace import Decision
@@ -254,11 +254,15 @@ def cannot_compare(report: dict) -> str:
             + (f" ({'; '.join(parts)})" if parts else ""))
 
 
-def _summary_table(report: dict) -> Table:
+def _summary_table(report: dict, wide: bool = False) -> Table:
+    from rich import box
+
     s = report["summary"]
-    t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}", title_justify="left", show_header=False)
-    t.add_column(style="bold")
-    t.add_column()
+    where = f" ({report['_where']})" if report.get("_where") else ""
+    t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}{where}", title_justify="left", show_header=False,
+              **({} if wide else {"box": None, "pad_edge": False}))
+    t.add_column(style="bold", overflow="fold")
+    t.add_column(overflow="fold")
     ci = s["bootstrap_ci"]
     if s.get("comparable") is False:
         t.add_row("records compared", cannot_compare(report))
@@ -283,7 +287,16 @@ def _summary_table(report: dict) -> Table:
     return t
 
 
-def _groups_table(report: dict) -> Table:
+COMPACT_DIRECTIONS = {"a_right_only": "A right only", "b_right_only": "B right only", "both_wrong": "both wrong",
+                      "both_right": "both right"}
+
+
+def _groups_table(report: dict, wide: bool = False) -> Table:
+    """The flips by deciding steps. Compact (default, fits 80 columns): one section per category, a row per
+    pair of steps and direction (the predictions always differ where both are wrong or both right); `wide`:
+    category, A step, B step and direction in columns of their own."""
+    if not wide:
+        return _compact_groups_table(report)
     t = Table(title="flips by deciding steps", title_justify="left")
     for col, just in (("category", "left"), ("A step", "left"), ("B step", "left"), ("direction", "left"),
                       ("count", "right"), ("Δ points", "right"), ("share of Δ %", "right")):
@@ -294,14 +307,40 @@ def _groups_table(report: dict) -> Table:
     return t
 
 
+def _compact_groups_table(report: dict) -> Table:
+    from rich import box
+
+    t = Table(title="flips by deciding steps (A step → B step)", title_justify="left", box=box.SIMPLE_HEAD,
+              pad_edge=False, show_edge=False)
+    t.add_column("category / steps", overflow="fold")
+    t.add_column("direction", overflow="fold")
+    for col in ("n", "Δ points", "share of Δ %"):
+        t.add_column(col, justify="right", no_wrap=True)
+    section = None
+    for g in report["summary"]["groups"]:
+        category = g["label"].split(":", 1)[0]
+        if category != section:
+            section = category
+            t.add_row(Text(category, style="bold"), "", "", "", "")
+        t.add_row(f"  {g['a_step'] or '—'} → {g['b_step'] or '—'}", COMPACT_DIRECTIONS[g["direction"]],
+                  str(g["count"]), f"{100 * g['contribution']:+.2f}", _pct(g["share_of_delta"]))
+    return t
+
+
+def side_label(side: dict) -> str:
+    """One side of a flip in words: `'C' (rule, answer-is)`, `no answer (unresolved)` — never `None`."""
+    return answer_label(side.get("pred"), side.get("outcome"), side.get("step"))
+
+
 def _side_text(side: dict, name: str, limit: int = 300) -> Text:
     head = Text(f"    {name}: ", style="bold")
-    head.append(f"{side['pred']!r} ({side['outcome']}, {side['step']})  ", style="cyan")
+    head.append(f"{side_label(side)}  ", style="cyan")
     return head + highlight(side["text"], side["spans"], limit)
 
 
-def render_diff(report: dict, fmt: str, console: Console) -> None:
-    """Print a diff report as `table` (rich), `json` (DESIGN.md §5, no ``_`` keys) or `markdown`."""
+def render_diff(report: dict, fmt: str, console: Console, wide: bool = False) -> None:
+    """Print a diff report as `table` (rich; compact unless `wide`), `json` (DESIGN.md §5, no ``_`` keys) or
+    `markdown`."""
     if fmt == "json":
         console.file.write(json_safe(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode())
                            + "\n")
@@ -309,13 +348,13 @@ def render_diff(report: dict, fmt: str, console: Console) -> None:
     if fmt == "markdown":
         console.file.write(safe(diff_markdown(report)) + "\n")
         return
-    console.print(_summary_table(report))
+    console.print(_summary_table(report, wide))
     if report["summary"].get("comparable") is False:
         return
     if not report["summary"]["groups"]:
         console.print("the two rulesets agree on every record")
         return
-    console.print(_groups_table(report))
+    console.print(_groups_table(report, wide))
     examples = report.get("_examples", {})
     for g in report["summary"]["groups"]:
         if not g["examples"]:
@@ -325,10 +364,15 @@ def render_diff(report: dict, fmt: str, console: Console) -> None:
             ex = examples.get(rid)
             if ex is None:
                 continue
-            console.print(Text(f"  {rid}  gold {ex['answer']!r}", style="dim"))
+            gold = "none" if ex["answer"] is None else repr(ex["answer"])
+            console.print(Text(f"  {rid}  gold {gold}", style="dim"))
             console.print(_side_text(ex["a"], "A"))
             console.print(_side_text(ex["b"], "B"))
     console.print(Text(f"{report['summary']['disagree']} disagreeing records in all: --format json lists them.", style="dim"))
+
+
+def _md_pred(side: dict) -> str:
+    return "no answer" if side.get("pred") is None else f"`{side['pred']!r}`"
 
 
 def _md_reply(side: dict, limit: int = 200) -> str:
@@ -348,6 +392,8 @@ def diff_markdown(report: dict) -> str:
     s = report["summary"]
     ci = s["bootstrap_ci"]
     lines = [f"## rulekit diff: A = `{report['a']}`, B = `{report['b']}`", ""]
+    if report.get("_where"):
+        lines += [report["_where"], ""]
     if s.get("comparable") is False:
         lines += [f"- {cannot_compare(report)}", f"- on their own records: A, B {own_text(report)}",
                   f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`"]
@@ -375,7 +421,7 @@ def diff_markdown(report: dict) -> str:
             lines.append(f"**{g['label']}** ({DIRECTIONS[g['direction']]}, {g['count']})")
             for rid in shown:
                 ex = examples[rid]
-                lines.append(f"- `{rid}` gold `{ex['answer']!r}`: A `{ex['a']['pred']!r}`, B `{ex['b']['pred']!r}`")
+                lines.append(f"- `{rid}` gold `{ex['answer']!r}`: A {_md_pred(ex['a'])}, B {_md_pred(ex['b'])}")
                 lines.append(f"  - A: `{_md_reply(ex['a'])}`")
                 lines.append(f"  - B: `{_md_reply(ex['b'])}`")
             lines.append("")

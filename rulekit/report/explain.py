@@ -51,6 +51,13 @@ def highlight(text: str, spans: list[tuple[int, int]], limit: int = 600) -> Text
     return out
 
 
+def answer_label(pred, outcome: str | None, step: str | None) -> str:
+    """A decision's answer in words: `'C' (rule, answer-is)`, `no answer (unresolved)` — never `None`."""
+    how = ", ".join(str(x) for x in (outcome, step) if x is not None)
+    text = "no answer" if pred is None else repr(pred)
+    return f"{text} ({how})" if how else text
+
+
 def fingerprint_label(ruleset: CompiledRuleset, seed: int | None) -> str:
     """The fingerprint as `eval` prints it: `FINGERPRINT` and ` seed=N` when the ruleset draws letters."""
     run_seed = ruleset.run_seed(seed)
@@ -111,6 +118,6 @@ def side_by_side(console: Console, a: tuple, b: tuple, seed: int | None = None) 
             else:
                 cells.append(Text(""))
         table.add_row(*cells)
-    table.add_row(*[Text(f"→ {d.pred!r} ({d.outcome}, {d.step}), correct={d.correct}", style="bold") if d else Text("not scored")
+    table.add_row(*[Text(f"→ {answer_label(d.pred, d.outcome, d.step)}, correct={d.correct}", style="bold") if d else Text("not scored")
                     for _, _, d in (a, b)])
     console.print(table)

@@ -73,9 +73,19 @@ def captions(results: list[Result]) -> list[str]:
     return lines + note_lines(unreadable_notes(results))
 
 
-def results_table(results: list[Result], band: dict | None = None) -> Table:
+def outcomes_text(r: Result, outcomes: list[str], sep: str = ", ") -> str:
+    """The outcomes a ruleset's decisions had, the nonzero ones only: `247 rule, 60 unresolved`."""
+    return sep.join(f"{r.outcomes[o]:,} {o}" for o in outcomes if r.outcomes.get(o)) or "none"
+
+
+def results_table(results: list[Result], band: dict | None = None, wide: bool = False) -> Table:
     """One row per ruleset, on the records it scored: accuracy (and expected accuracy when random fallbacks
-    happened), the 95% CI when several rulesets run, the outcome of every decision, the fingerprint."""
+    happened), the 95% CI when several rulesets run, the outcome of every decision, the fingerprint.
+
+    Compact by default (fits 80 columns: the nonzero outcomes in one column, numbers never cut; the
+    fingerprints and notes are `compact_notes`, printed under it); `wide` gives every outcome its own column and the fingerprint its own."""
+    if not wide:
+        return _compact_results_table(results, band)
     from rich.table import Table
     from rich.text import Text
 
@@ -115,6 +125,51 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         table.caption = "\n".join(lines)
         table.caption_justify = "left"
     return table
+
+
+def _compact_results_table(results: list[Result], band: dict | None) -> Table:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from rulekit.report.joint import ci_text
+
+    several = len(results) > 1
+    table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("ruleset", style="bold", overflow="fold")
+    number = {"justify": "right", "no_wrap": True}
+    table.add_column("n", **number)
+    table.add_column("accuracy %", **number)
+    show_expected = _has_fallback(results)
+    if show_expected:
+        table.add_column("expected %", **number)
+    show_score = any("score" in r.metrics for r in results)
+    if show_score:
+        table.add_column("score %", **number)
+    if band:
+        table.add_column("95% CI", **number)
+    outcomes = _outcomes(results)
+    table.add_column("outcomes", overflow="fold")
+    for r in results:
+        row = [Text(r.ruleset), f"{r.n:,}", pct(r.metrics.get("accuracy"))]
+        if show_expected:
+            row.append(pct(r.metrics.get("expected_accuracy")))
+        if show_score:
+            row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
+        if band:
+            row.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
+        row.append(outcomes_text(r, outcomes, sep="\n"))
+        table.add_row(*row)
+    return table
+
+
+def compact_notes(results: list[Result]) -> list[str]:
+    """What the compact table prints under itself, at the console's full width: each ruleset's fingerprint,
+    then `captions`."""
+    several = len(results) > 1
+    return [f"fingerprint {r.fingerprint}{seed_label(r)}" + (f" ({r.ruleset})" if several else "")
+            for r in results] + captions(results)
 
 
 def like_for_like_table(band: dict) -> Table:
@@ -190,16 +245,28 @@ def results_markdown(results: list[Result], band: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None) -> None:
+def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None,
+                  headline: str | None = None, wide: bool = False) -> None:
     """Print results in the chosen format; group metrics get their own table. With several rulesets (`band`:
-    rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored."""
+    rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored.
+    `headline` (e.g. what `--where` kept) goes in the table's title and above the Markdown (JSON: unchanged);
+    `wide`: the full results table (`--wide`), else the compact one that fits 80 columns."""
     if fmt == "json":
         console.file.write(json_safe(results_json(results, report_extra(results, band))) + "\n")
         return
     if fmt == "markdown":
-        console.file.write(safe(results_markdown(results, band)) + "\n")
+        console.file.write(safe((f"{headline}\n\n" if headline else "") + results_markdown(results, band)) + "\n")
         return
-    console.print(results_table(results, band))
+    table = results_table(results, band, wide=wide)
+    if headline:
+        table.title = f"{table.title} ({headline})"
+    if not wide:  # the title at the console's width, not wrapped to the compact table's
+        console.print(table.title, markup=False, highlight=False)
+        table.title = None
+    console.print(table)
+    if not wide:
+        for line in compact_notes(results):
+            console.print(line, markup=False, highlight=False)
     from rulekit.metrics import render_group_table
 
     if band:

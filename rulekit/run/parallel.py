@@ -27,7 +27,7 @@ import signal
 from collections import deque
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 
 from rulekit.language import schema as S
@@ -39,6 +39,7 @@ from rulekit.core.errors import InputError, Loc, RulekitError
 from rulekit.core.limits import limit, line_too_long, over
 from rulekit.readers import ReadPosition, detect_format, is_stream, read_records
 from rulekit.readers.jsonl import records_from_lines
+from rulekit.run.where import WhereError
 from rulekit.core.trace import Decision
 
 MAX_CHUNK_BYTES = 8 << 20  # a worker's byte range at most: bounds its memory and the progress steps
@@ -135,9 +136,10 @@ class _Part:
     lines: int          # lines in the chunk: the parent numbers the next chunk's lines from it
     rows: list[list]    # per ruleset: decisions-file bytes, and (slot, id, section, options) where the parent draws
     accs: list          # metric Accumulator per ruleset
-    error: InputError | None = None  # a bad line, numbered from the chunk's first line
+    error: InputError | WhereError | None = None  # a bad line (or --where failing on one), numbered from the chunk's first line
     audit: ChunkAudit | None = None  # the records' ids, missing golds and options (warnings W310-W312)
     keys: RecordKeys | None = None   # the records' `--by` values (several rulesets compared per value)
+    seen: int = 0                    # records read from the chunk (`records` of them kept by `--where`)
 
 
 def _ignore_interrupts() -> None:
@@ -150,7 +152,7 @@ def _ignore_interrupts() -> None:
 
 def _decide_chunk(chunk: Chunk) -> _Part:
     """In a worker: decide and count every record of one byte range with every ruleset."""
-    rulesets, seed, max_chars, fields, write, count_unreadable, compare_by = _JOB  # type: ignore[misc]
+    rulesets, seed, max_chars, fields, write, count_unreadable, compare_by, where = _JOB  # type: ignore[misc]
     with open(chunk.path, "rb") as f:
         f.seek(chunk.start)
         data = f.read(chunk.end - chunk.start)
@@ -168,8 +170,12 @@ def _decide_chunk(chunk: Chunk) -> _Part:
     n = 0
     targets = [(run.row, buf, segments) for run, buf, segments in zip(runs, rows, out)]
     audit = ChunkAudit()
+    seen = 0
     try:
         for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
+            seen += 1
+            if where is not None and not where(record):
+                continue
             n += 1
             audit.record(record)
             if keys is not None:
@@ -182,15 +188,15 @@ def _decide_chunk(chunk: Chunk) -> _Part:
                     segments.append(bytes(buf))
                     del buf[:]
                     segments.append(row)
-    except InputError as exc:  # the parent knows the chunk's first line: it renumbers and raises
+    except (InputError, WhereError) as exc:  # the parent knows the chunk's first line: it renumbers and raises
         return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
         segments.append(bytes(buf))
-    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit, keys=keys)
+    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit, keys=keys, seen=seen)
 
 
-def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
-    """A worker's InputError about a line of `path`, moved from the chunk's numbering to the file's."""
+def _renumbered(error: RulekitError, path: str, lines_before: int) -> RulekitError:
+    """A worker's InputError (or WhereError) about a line of `path`, moved from the chunk's numbering to the file's."""
     if error.loc is not None and error.loc.line and error.loc.file == path:
         error.loc = dataclasses.replace(error.loc, line=error.loc.line + lines_before)
     return error
@@ -320,21 +326,27 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
                    on_progress: Callable[[int], None] | None = None, max_chars: int = MAX_CHARS,
                    workers: int = 0, min_split_bytes: int = MIN_SPLIT_BYTES,
                    chunk_bytes: int | None = None, position: ReadPosition | None = None,
-                   count_unreadable: bool = False, compare_by: list[str] | tuple = ()) -> list[Result]:
+                   count_unreadable: bool = False, compare_by: list[str] | tuple = (),
+                   where: Any = None) -> list[Result]:
     """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
     input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
     this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
     256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is
     called now and then (split: `on_progress(records, bytes of the input decided)`; in one process,
-    `position` follows the bytes read). `count_unreadable` and `compare_by` as for `evaluate`."""
+    `position` follows the bytes read). `count_unreadable` and `compare_by` as for `evaluate`. `where` (a
+    `rulekit.run.where.RecordFilter`, `--where`) keeps only the records it holds for; its `read` and `kept`
+    counts cover every worker's records."""
     workers = workers or default_workers()
     total = _input_bytes(paths)  # first: a small input is never split, and needs no further look
     if workers > 1 and total >= min_split_bytes and why_sequential(rulesets, paths) is None:
         size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
         return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
                                fixed=chunk_bytes is not None, count_unreadable=count_unreadable,
-                               compare_by=list(compare_by) if len(rulesets) > 1 else [])
-    return evaluate(rulesets, read_records(paths, fields, position=position), seed=seed, output_dir=output_dir,
+                               compare_by=list(compare_by) if len(rulesets) > 1 else [], where=where)
+    records = read_records(paths, fields, position=position)
+    if where is not None:
+        records = where.filter(records)
+    return evaluate(rulesets, records, seed=seed, output_dir=output_dir,
                     on_progress=on_progress, max_chars=max_chars, count_unreadable=count_unreadable,
                     compare_by=compare_by)
 
@@ -354,7 +366,7 @@ def _input_bytes(paths: list[str]) -> int:
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
                     fixed: bool = False, count_unreadable: bool = False,
-                    compare_by: list | None = None) -> list[Result]:
+                    compare_by: list | None = None, where: Any = None) -> list[Result]:
     global _JOB
     runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir), count_unreadable=count_unreadable)
             for rs in rulesets]
@@ -366,7 +378,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
             for chunk in split_jsonl(path, size, taper=0 if fixed else 2 * workers):
                 chunks_seen.append((i, chunk.end - chunk.start))
                 yield chunk
-    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir), count_unreadable, compare_by or [])
+    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir), count_unreadable, compare_by or [], where)
     done = read = 0
     audit = InputAudit()
     lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
@@ -390,6 +402,9 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                             if writer is not None:
                                 writer.write(data)
                     done += part.records
+                    if where is not None:
+                        where.read += part.seen
+                        where.kept += part.records
                     read += chunk_size
                     if on_progress is not None:
                         on_progress(done, read)

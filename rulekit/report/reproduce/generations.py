@@ -360,16 +360,19 @@ def _distance(ours: dict, numbers: list[Published]) -> float:
     return total
 
 
-def reproduce(paths: list[str]) -> tuple[list[Row], list[Note]]:
+def reproduce(paths: list[str], where=None) -> tuple[list[Row], list[Note]]:
     """Every published number under `paths`, reproduced or not, and notes on what was skipped.
 
     Files of one framework are taken as one run: where several generations give a file back, the
     one that gives back the most files of that framework is named for all of them. A file that cannot
     be read or scored never ends the run: its numbers are rows with nothing reproduced and a note
-    saying why (the file, its line, the error)."""
+    saying why (the file, its line, the error). `where` (a `rulekit.run.where.RecordFilter`, `--where`)
+    keeps the prediction files it holds for, each read as a record (`artifact_record`)."""
     from collections import Counter
 
     artifacts, notes = find_artifacts(paths)
+    if where is not None:
+        artifacts = [art for art in artifacts if where(artifact_record(art))]
     scored = [_guarded(score_artifact, art) for art in artifacts]
     rows = []
     for sc in scored:
@@ -380,6 +383,15 @@ def reproduce(paths: list[str]) -> tuple[list[Row], list[Note]]:
         except Exception as exc:  # a result sheet that cannot be read while comparing: this file only
             rows += rows_of(_failed(sc.art, exc))
     return rows, notes
+
+
+def artifact_record(art: Artifact):
+    """A prediction file as `--where` reads it: a record whose `id` is the file's name, with its model,
+    benchmark and `meta.framework` (`meta.report`: the report file's name)."""
+    from rulekit.core.records import Record
+
+    return Record(art.predictions.name, "open", "", None, None, benchmark=art.benchmark, model=art.model,
+                  meta={"framework": art.framework, "report": art.report.name}, where=str(art.predictions))
 
 
 def _guarded(score, art: Artifact) -> Scored:

@@ -1,0 +1,69 @@
+"""Terminal output that fits 80 columns: `eval`'s table and `diff`'s summary are compact by default (numbers
+never cut, fingerprints and notes under the table), `--wide` gives the full tables, and no side of a flip
+reads `None`."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from rulekit.cli import main
+from rulekit.engine.compiler import load_ruleset
+
+
+def _run(*args, columns: str | None = "80"):
+    env = {"COLUMNS": columns} if columns else {}
+    result = CliRunner(env=env).invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def _widest(text: str) -> int:
+    return max(len(line.rstrip()) for line in text.splitlines())
+
+
+@pytest.mark.parametrize("args", [
+    ["eval", "-r", "vlmevalkit"],
+    ["eval", "-r", "vlmevalkit", "-r", "lmms-eval", "-r", "mmmu", "--seed", "0"],
+    ["eval", "-r", "lmms-eval", "--seed", "0", "--by", "benchmark"],
+    ["diff", "-r", "vlmevalkit", "-r", "lmms-eval", "--show", "0"],
+])
+def test_piped_output_fits_80_columns_with_every_number_whole(args):
+    out = _run(*args)
+    assert _widest(out) <= 80, out
+    assert "…" not in out
+    if args[0] == "eval":
+        for name in [a for i, a in enumerate(args) if i and args[i - 1] == "-r"]:
+            fp = load_ruleset(name).fingerprint_for(0 if "--seed" in args else None)
+            assert f"fingerprint {fp}" in out
+    else:
+        assert "35.50 / 41.04" in out and "A 0d6b89bede9b  B 0db7cad6c22c" in out
+
+
+def test_compact_eval_lists_only_the_outcomes_that_happened():
+    out = _run("eval", "-r", "vlmevalkit")
+    row = next(line for line in out.splitlines() if line.strip().startswith("vlmevalkit"))
+    assert re.search(r"vlmevalkit\s+307\s+35\.50\s+247 rule", row)
+    assert "60 unresolved" in out and "fallback" not in out and "abstain" not in out
+
+
+def test_wide_gives_every_outcome_and_the_fingerprint_a_column():
+    out = _run("eval", "-r", "vlmevalkit", "-r", "lmms-eval", "--seed", "0", "--wide")
+    header = next(line for line in out.splitlines() if "accuracy %" in line)
+    for col in ("rule", "judge", "fallback", "abstain", "unresolved", "error", "fingerprint"):
+        assert f" {col} " in header
+    assert _widest(out) > 80  # drawn whole, not squeezed into the 80 columns COLUMNS asks for
+    diff = _run("diff", "-r", "vlmevalkit", "-r", "lmms-eval", "--show", "0", "--wide")
+    assert "both wrong, different preds" in diff and "A step" in diff and "B step" in diff
+
+
+def test_no_side_of_a_flip_reads_none():
+    out = _run("diff", "-r", "vlmevalkit", "-r", "lmms-eval", "--show", "50", columns=None)
+    assert "None (" not in out and ", None)" not in out
+    assert "A: no answer (unresolved)" in out
+    md = _run("diff", "-r", "vlmevalkit", "-r", "lmms-eval", "--format", "markdown", "--show", "50", columns=None)
+    assert "`None`" not in md and "A no answer, B `'D'`" in md
+    explained = _run("explain", "-r", "vlmevalkit", "--diff", "lmms-eval", "--response", "I am not sure",
+                     "--options", "A=cat,B=dog", "--answer", "B", columns=None)
+    assert "→ no answer (unresolved), correct=False" in explained and "None" not in explained
