@@ -187,27 +187,88 @@ def _row_number(text: str) -> int:
         return int(value)
 
 
-def _scan_sheet(ws: Any, path: str) -> None:
-    """One streaming pass over the sheet's XML before openpyxl reads it (openpyxl would make up every row
-    missing before a row numbered 100,000,000, and every cell missing before a far column):
+def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | None:
+    """The rows of the sheet `ws` exactly as openpyxl's read-only `iter_rows(values_only=True)` gives them
+    once its dimensions are reset, read in one streaming pass over the sheet's XML that checks it first
+    (openpyxl would make up every row missing before a row numbered 100,000,000, and every cell missing
+    before a far column), and the error openpyxl would have raised after handing over those rows (a cell
+    it cannot read, a bad row number), else None; None for a workbook layout this does not know (openpyxl
+    then reads it):
 
     - E302 for a row numbered past the `rows` limit, a cell past the `columns` limit, more cells than
       `cells` (`rulekit.core.limits`) — counted as openpyxl hands them over, each row as wide as its last
-      cell's column (a row whose one cell is in column XFD is 16,384 cells) —, at the first one;
+      cell's column (a row whose one cell is in column XFD is 16,384 cells) —, at the first one, before
+      any row is handed on;
     - W313 for formula cells that carry no cached value: openpyxl (like pandas) reads them as empty, so a
       `prediction` computed by a formula and saved by a tool that does not evaluate formulas would
-      silently score as an empty reply."""
+      silently score as an empty reply.
+
+    Values follow openpyxl's `WorkSheetParser.parse_cell` with `data_only` (a formula cell is its cached
+    value): numbers are int unless the text has `.`, `e` or `E`, then float (date-styled ones are
+    datetimes through the workbook's epoch), shared and inline strings as openpyxl's `Text.content`
+    (`_x000D_` escapes kept, `x005F_` dropped, as openpyxl does), booleans, ISO dates, error codes as
+    text; a row is as wide as its last cell, a missing row is (), a row numbered at or before one already
+    read is skipped. One pass instead of openpyxl's own second one and its per-cell objects: about half
+    the time (benchmarks/xlsx.py); tests/test_xlsx_equality.py compares both on every sheet we have."""
     import xml.etree.ElementTree as ET
 
-    archive, member = getattr(ws.parent, "_archive", None), getattr(ws, "_worksheet_path", None)
-    if archive is None or member is None:  # another openpyxl layout: nothing to check against
-        return
+    wb = getattr(ws, "parent", None)
+    archive, member = getattr(wb, "_archive", None), getattr(ws, "_worksheet_path", None)
+    shared = getattr(ws, "_shared_strings", None)
+    if archive is None or member is None or shared is None:  # another openpyxl layout: openpyxl reads it
+        return None
+    from openpyxl.cell.text import Text
+    from openpyxl.utils.cell import coordinate_to_tuple
+    from openpyxl.utils.datetime import from_excel, from_ISO8601
+
+    date_formats, timedelta_formats, epoch = wb._date_formats, wb._timedelta_formats, wb.epoch
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-    cell_tag, row_tag, v_tag, f_tag = ns + "c", ns + "row", ns + "v", ns + "f"
+    cell_tag, row_tag, v_tag, f_tag, is_tag = ns + "c", ns + "row", ns + "v", ns + "f", ns + "is"
     max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
     count, first = 0, ""
     row = col = cells = 0  # the last row ended, the column of the last cell of the row being read, cells so far
     width = 0  # cells openpyxl makes of the rows ended so far: each row up to its last cell
+    out: list[tuple] = []
+    counter = 1  # the row number openpyxl hands over next
+    parsed = 0  # openpyxl's own row counter (a row without `r` is the one after the last parsed)
+    failed: Exception | None = None  # openpyxl stops there; the checks go on to the end as before
+
+    def value(el: Any) -> tuple[int, Any]:  # (column, value): openpyxl's parse_cell, data_only
+        nonlocal cc
+        data_type = el.get("t", "n")
+        coordinate = el.get("r")
+        style_id = el.get("s", 0)
+        if style_id:
+            style_id = int(style_id)
+        v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
+        if coordinate:
+            cc = coordinate_to_tuple(coordinate)[1]
+        else:
+            cc += 1
+        if v is not None:
+            if data_type == "n":
+                v = float(v) if "." in v or "E" in v or "e" in v else int(v)
+                if style_id in date_formats:
+                    try:
+                        v = from_excel(v, epoch, timedelta=style_id in timedelta_formats)
+                    except (OverflowError, ValueError):
+                        import warnings
+                        warnings.warn(f"Cell {coordinate} is marked as a date but the serial value {v} is outside "
+                                      "the limits for dates. The cell will be treated as an error.")
+                        v = "#VALUE!"
+            elif data_type == "s":
+                v = shared[int(v)]
+            elif data_type == "b":
+                v = bool(int(v))
+            elif data_type == "d":
+                v = from_ISO8601(v)
+        elif data_type == "inlineStr":
+            child = el.find(is_tag)
+            if child is not None:
+                v = Text.from_tree(child).content
+        return cc, v
+
+    cc = 0
     with archive.open(member) as src:
         for _, elem in ET.iterparse(src, events=("end",)):
             tag = elem.tag
@@ -223,11 +284,11 @@ def _scan_sheet(ws: Any, path: str) -> None:
                         raise over("columns", f"cell {at} is past", where)
                     raise over("cells", "the sheet has more cells (each row counted up to its last cell) than",
                                where)
-                v = elem.find(v_tag)
-                if elem.find(f_tag) is not None and (v is None or v.text is None):
-                    count += 1
-                    first = first or str(elem.get("r", "?"))
-                elem.clear()
+                if elem.find(f_tag) is not None:
+                    v = elem.find(v_tag)
+                    if v is None or v.text is None:
+                        count += 1
+                        first = first or str(elem.get("r", "?"))
             elif tag == row_tag:
                 ref = elem.get("r")
                 row = _row_number(ref) if ref else row + 1
@@ -235,11 +296,36 @@ def _scan_sheet(ws: Any, path: str) -> None:
                     raise over("rows", f"row {row:,} is numbered past", Loc(path, row, 0))
                 width += col
                 col = 0
+                if failed is not None:
+                    elem.clear()
+                    continue
+                cc = 0
+                try:
+                    parsed = parsed + 1 if ref is None else _row_number(ref)
+                    values = [value(el) for el in elem]
+                except Exception as e:  # what openpyxl raises for a cell it cannot read (ValueError, IndexError)
+                    failed = e
+                    elem.clear()
+                    continue
                 elem.clear()
+                while counter < parsed:  # rows missing before this one
+                    counter += 1
+                    out.append(())
+                if counter <= parsed:
+                    counter += 1
+                    if values:
+                        line = [None] * values[-1][0]
+                        for c, v in values:
+                            if 1 <= c <= len(line):
+                                line[c - 1] = v
+                        out.append(tuple(line))
+                    else:
+                        out.append(())
     if count:
         row = int("".join(ch for ch in first if ch.isdigit()) or 0)
         warn("W313", "formula cells without a cached value, read as empty", f"cell {first}",
              Loc(path, row, 0), count)
+    return out, failed
 
 
 def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
@@ -262,10 +348,16 @@ def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tup
     n = 0
     try:
         ws = wb.active
-        _scan_sheet(ws, path)
-        ws.reset_dimensions()
-        for n, cells in enumerate(ws.iter_rows(values_only=True), 1):
+        scanned = _scan_sheet(ws, path)
+        if scanned is None:
+            ws.reset_dimensions()
+            rows: Iterable[tuple] = ws.iter_rows(values_only=True)
+        else:
+            rows = scanned[0]
+        for n, cells in enumerate(rows, 1):
             yield n, cells
+        if scanned is not None and scanned[1] is not None:
+            raise scanned[1]
     except RulekitError:  # over a limit, W313 under --strict, a bad record
         raise
     except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
