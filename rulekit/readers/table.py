@@ -162,9 +162,17 @@ def read_parquet(path: str, fields: dict[str, str] | None = None,
     return _records(rows(), fields, path, False)
 
 
+_COLUMNS: dict[str, int] = {}  # "A" → 1 ... "ZZZ" → 18,278, filled on first use
+
+
 def _column(ref: str) -> int:
     """The column number of a cell reference ("B7" → 2; four letters or more are past any sheet's last
     column, 0 when there are no letters: openpyxl then reports the cell)."""
+    letters = ref.rstrip("0123456789")
+    if 0 < len(letters) <= 3 and letters.isalpha() and letters.isascii():  # the usual "AB12": one look-up
+        if not _COLUMNS:
+            _COLUMNS.update(_column_names())
+        return _COLUMNS[letters.upper()]
     n = 0
     for i, ch in enumerate(ref):
         if "A" <= ch <= "Z" or "a" <= ch <= "z":
@@ -174,6 +182,19 @@ def _column(ref: str) -> int:
         else:
             break
     return n
+
+
+def _column_names() -> Iterator[tuple[str, int]]:
+    """("A", 1), ..., ("ZZZ", 18278): every column name of one to three letters."""
+    abc = [chr(c) for c in range(65, 91)]
+    names = abc + [a + b for a in abc for b in abc] + [a + b + c for a in abc for b in abc for c in abc]
+    return ((name, i) for i, name in enumerate(names, 1))
+
+
+def _plain(ref: str, digits: str) -> bool:
+    """Whether the cell reference `ref` ending in `digits` is one to three ASCII letters then those digits."""
+    letters = ref[:len(ref) - len(digits)]
+    return len(letters) <= 3 and letters.isalpha() and letters.isascii()
 
 
 def _row_number(text: str) -> int:
@@ -242,7 +263,10 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
             style_id = int(style_id)
         v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
         if coordinate:
-            cc = coordinate_to_tuple(coordinate)[1]
+            digits = coordinate[len(coordinate.rstrip("0123456789")):]
+            # letters then digits: the column as openpyxl's coordinate_to_tuple reads it; else that function
+            cc = _column(coordinate) if digits and digits != coordinate and _plain(coordinate, digits) \
+                else coordinate_to_tuple(coordinate)[1]
         else:
             cc += 1
         if v is not None:
