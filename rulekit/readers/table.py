@@ -163,25 +163,25 @@ def read_parquet(path: str, fields: dict[str, str] | None = None,
 
 
 _COLUMNS: dict[str, int] = {}  # "A" → 1 ... "ZZZ" → 18,278, filled on first use
+_DIGITS = "0123456789"
 
 
 def _column(ref: str) -> int:
     """The column number of a cell reference ("B7" → 2; four letters or more are past any sheet's last
     column, 0 when there are no letters: openpyxl then reports the cell)."""
-    letters = ref.rstrip("0123456789")
-    if 0 < len(letters) <= 3 and letters.isalpha() and letters.isascii():  # the usual "AB12": one look-up
-        if not _COLUMNS:
-            _COLUMNS.update(_column_names())
-        return _COLUMNS[letters.upper()]
-    n = 0
+    if not _COLUMNS:
+        _COLUMNS.update(_column_names())
+    n = _COLUMNS.get(ref.rstrip(_DIGITS))  # the usual "AB12": one look-up
+    if n is not None:
+        return n
     for i, ch in enumerate(ref):
         if "A" <= ch <= "Z" or "a" <= ch <= "z":
             if i >= 3:
                 return 1 << 30
-            n = n * 26 + (ord(ch.upper()) - 64)
+            n = (n or 0) * 26 + (ord(ch.upper()) - 64)
         else:
             break
-    return n
+    return n or 0
 
 
 def _column_names() -> Iterator[tuple[str, int]]:
@@ -189,12 +189,6 @@ def _column_names() -> Iterator[tuple[str, int]]:
     abc = [chr(c) for c in range(65, 91)]
     names = abc + [a + b for a in abc for b in abc] + [a + b + c for a in abc for b in abc for c in abc]
     return ((name, i) for i, name in enumerate(names, 1))
-
-
-def _plain(ref: str, digits: str) -> bool:
-    """Whether the cell reference `ref` ending in `digits` is one to three ASCII letters then those digits."""
-    letters = ref[:len(ref) - len(digits)]
-    return len(letters) <= 3 and letters.isalpha() and letters.isascii()
 
 
 def _row_number(text: str) -> int:
@@ -243,6 +237,8 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     from openpyxl.utils.datetime import from_excel, from_ISO8601
 
     date_formats, timedelta_formats, epoch = wb._date_formats, wb._timedelta_formats, wb.epoch
+    _column("A1")  # fills _COLUMNS
+    columns = _COLUMNS
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     cell_tag, row_tag, v_tag, f_tag, is_tag = ns + "c", ns + "row", ns + "v", ns + "f", ns + "is"
     max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
@@ -263,10 +259,9 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
             style_id = int(style_id)
         v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
         if coordinate:
-            digits = coordinate[len(coordinate.rstrip("0123456789")):]
-            # letters then digits: the column as openpyxl's coordinate_to_tuple reads it; else that function
-            cc = _column(coordinate) if digits and digits != coordinate and _plain(coordinate, digits) \
-                else coordinate_to_tuple(coordinate)[1]
+            letters = coordinate.rstrip("0123456789")  # 1-3 capitals then digits: one look-up, as openpyxl
+            n = columns.get(letters) if len(letters) < len(coordinate) else None  # reads them; else its own parser
+            cc = n if n is not None else coordinate_to_tuple(coordinate)[1]
         else:
             cc += 1
         if v is not None:
