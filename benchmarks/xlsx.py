@@ -1,6 +1,6 @@
 """Reading a VLMEvalKit result sheet: this checkout's `sheet_rows` against an older one's, same run.
 
-    python benchmarks/xlsx.py                          # 24,000 and 50,000 rows, old = 3a819f1 (openpyxl iter_rows)
+    python benchmarks/xlsx.py            # 24,000 and 50,000 rows; old = 3a819f1 (openpyxl iter_rows)
     python benchmarks/xlsx.py --rows 24000 --old-ref main --calamine
 
 The sheet is tests/fixtures' vila_13b_CCBench_openai_result.xlsx (a real VLMEvalKit result sheet: 12

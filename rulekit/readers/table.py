@@ -250,50 +250,17 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     parsed = 0  # openpyxl's own row counter (a row without `r` is the one after the last parsed)
     failed: Exception | None = None  # openpyxl stops there; the checks go on to the end as before
 
-    def value(el: Any) -> tuple[int, Any]:  # (column, value): openpyxl's parse_cell, data_only
-        nonlocal cc
-        data_type = el.get("t", "n")
-        coordinate = el.get("r")
-        style_id = el.get("s", 0)
-        if style_id:
-            style_id = int(style_id)
-        v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
-        if coordinate:
-            letters = coordinate.rstrip("0123456789")  # 1-3 capitals then digits: one look-up, as openpyxl
-            n = columns.get(letters) if len(letters) < len(coordinate) else None  # reads them; else its own parser
-            cc = n if n is not None else coordinate_to_tuple(coordinate)[1]
-        else:
-            cc += 1
-        if v is not None:
-            if data_type == "n":
-                v = float(v) if "." in v or "E" in v or "e" in v else int(v)
-                if style_id in date_formats:
-                    try:
-                        v = from_excel(v, epoch, timedelta=style_id in timedelta_formats)
-                    except (OverflowError, ValueError):
-                        import warnings
-                        warnings.warn(f"Cell {coordinate} is marked as a date but the serial value {v} is outside "
-                                      "the limits for dates. The cell will be treated as an error.")
-                        v = "#VALUE!"
-            elif data_type == "s":
-                v = shared[int(v)]
-            elif data_type == "b":
-                v = bool(int(v))
-            elif data_type == "d":
-                v = from_ISO8601(v)
-        elif data_type == "inlineStr":
-            child = el.find(is_tag)
-            if child is not None:
-                v = Text.from_tree(child).content
-        return cc, v
-
     cc = 0
     with archive.open(member) as src:
         for _, elem in ET.iterparse(src, events=("end",)):
             tag = elem.tag
             if tag == cell_tag:
                 ref = elem.get("r")
-                col = _column(ref) if ref else col + 1
+                if ref:
+                    n = columns.get(ref.rstrip("0123456789"))  # the usual "AB12": one look-up
+                    col = n if n is not None else _column(ref)
+                else:
+                    col += 1
                 cells += 1
                 if col > max_cols or cells > max_cells or width + col > max_cells:
                     at = ref or f"column {col:,} of row {row + 1:,}"
@@ -321,7 +288,43 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
                 cc = 0
                 try:
                     parsed = parsed + 1 if ref is None else _row_number(ref)
-                    values = [value(el) for el in elem]
+                    values = []
+                    for el in elem:  # openpyxl's parse_cell, data_only (a formula cell is its cached value)
+                        data_type = el.get("t", "n")
+                        coordinate = el.get("r")
+                        style_id = el.get("s", 0)
+                        if style_id:
+                            style_id = int(style_id)
+                        v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
+                        if coordinate:
+                            # 1-3 capitals then digits: one look-up, as openpyxl reads them; else its own parser
+                            letters = coordinate.rstrip("0123456789")
+                            n = columns.get(letters) if len(letters) < len(coordinate) else None
+                            cc = n if n is not None else coordinate_to_tuple(coordinate)[1]
+                        else:
+                            cc += 1
+                        if v is not None:
+                            if data_type == "n":
+                                v = float(v) if "." in v or "E" in v or "e" in v else int(v)
+                                if style_id in date_formats:
+                                    try:
+                                        v = from_excel(v, epoch, timedelta=style_id in timedelta_formats)
+                                    except (OverflowError, ValueError):
+                                        import warnings
+                                        warnings.warn(f"Cell {coordinate} is marked as a date but the serial value {v} is "
+                                                      "outside the limits for dates. The cell will be treated as an error.")
+                                        v = "#VALUE!"
+                            elif data_type == "s":
+                                v = shared[int(v)]
+                            elif data_type == "b":
+                                v = bool(int(v))
+                            elif data_type == "d":
+                                v = from_ISO8601(v)
+                        elif data_type == "inlineStr":
+                            child = el.find(is_tag)
+                            if child is not None:
+                                v = Text.from_tree(child).content
+                        values.append((cc, v))
                 except Exception as e:  # what openpyxl raises for a cell it cannot read (ValueError, IndexError)
                     failed = e
                     elem.clear()
