@@ -352,11 +352,13 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
 
 def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
     """(row number, cell values) of every row of the first sheet of an .xlsx file (or the seekable file `f`
-    named `path`), read by openpyxl within the readers' limits: members that inflate past them are refused
-    before anything is read (a shared-strings bomb), the sheet's XML is checked for rows, columns and cells
-    past them first, and its declared dimensions are ignored (a padded `<dimension ref="A1:XFD1048576"/>`
-    would make openpyxl fill 17 billion empty cells). A row holds its cells up to its last one. A damaged
-    file is E301 after the last whole row read."""
+    named `path`), as openpyxl's read-only `iter_rows(values_only=True)` gives them, within the readers'
+    limits: members that inflate past them are refused before anything is read (a shared-strings bomb),
+    openpyxl reads the workbook (active sheet, shared strings, date styles), then `_scan_sheet` reads the
+    sheet's cells in the pass that checks it for rows, columns and cells past the limits, before any row is
+    handed on; its declared dimensions are ignored (a padded `<dimension ref="A1:XFD1048576"/>` would make
+    openpyxl fill 17 billion empty cells). A row holds its cells up to its last one. A damaged file is E301
+    after the last whole row read."""
     try:
         import openpyxl
     except ImportError:
