@@ -220,11 +220,13 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
 
     Values follow openpyxl's `WorkSheetParser.parse_cell` with `data_only` (a formula cell is its cached
     value): numbers are int unless the text has `.`, `e` or `E`, then float (date-styled ones are
-    datetimes through the workbook's epoch), shared and inline strings as openpyxl's `Text.content`
-    (`_x000D_` escapes kept, `x005F_` dropped, as openpyxl does), booleans, ISO dates, error codes as
-    text; a row is as wide as its last cell, a missing row is (), a row numbered at or before one already
-    read is skipped. One pass instead of openpyxl's own second one and its per-cell objects: about half
-    the time (benchmarks/xlsx.py); tests/test_xlsx_equality.py compares both on every sheet we have."""
+    datetimes through the workbook's epoch), shared strings from openpyxl's own table, inline strings as
+    its `Text.content` (`_x000D_` escapes kept), booleans, ISO dates, error codes as text; a row is as
+    wide as its last cell, a missing row is (), a row numbered at or before one already read is skipped.
+    One pass instead of openpyxl's own second one and its per-cell objects: a quarter to a third less CPU
+    (benchmarks/xlsx.py); tests/test_xlsx_equality.py compares both on every sheet we have. Unlike
+    openpyxl, the sheet's other parts (views, merged cells, margins, ...) are not parsed, so a malformed
+    one no longer makes the file E301."""
     import xml.etree.ElementTree as ET
 
     wb = getattr(ws, "parent", None)
