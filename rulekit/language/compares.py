@@ -139,6 +139,7 @@ class RelaxedOptions(Word):
     remove: str = ""
     zero_gold: Literal["text", "near-zero"] = "text"
     empty_list: Literal["wrong", "error"] = "wrong"
+    relative_to: Literal["gold", "prediction"] = "gold"
 
 
 class Relaxed(Word):
@@ -154,7 +155,11 @@ class Relaxed(Word):
     both texts and deletes those characters before reading them as numbers (and compares the stripped
     texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
     Atropos' ChartQA). `empty-list: error` makes an empty gold list ("[]") an `error`, as VLMEvalKit's
-    hit_calculate raises on it (`np.max` of no match); the default scores it wrong."""
+    hit_calculate raises on it (`np.max` of no match); the default scores it wrong. `relative-to:
+    prediction` swaps the two texts, as VLMEvalKit called `relaxed_correctness(pred, gold)` from 2024-01-29
+    until PR #1204 (2025-09-01): the tolerance is relative to the PREDICTION's number (a reply "95.2"
+    for the gold "100" is 4.8% off the gold, right, but 5.04% off itself, wrong), and a reply whose
+    number is 0 is compared by text."""
 
     relaxed: RelaxedOptions = RelaxedOptions.model_construct()
 
@@ -1142,8 +1147,11 @@ def _to_float(text: str, percent_suffix: bool) -> float | None:
 
 
 def relaxed_correct(target: Any, prediction: Any, spec: RelaxedOptions) -> bool:
-    """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`."""
+    """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`
+    (`relative-to: prediction`: as `relaxed_correctness(pred, target)`, the two swapped)."""
     prediction, target = str(prediction), str(target)
+    if spec.relative_to == "prediction":
+        prediction, target = target, prediction
     if spec.remove:
         prediction, target = prediction.strip(), target.strip()
         p = _to_float(_without(prediction, spec.remove), spec.percent_suffix)
