@@ -158,8 +158,10 @@ def score_artifact(art: Artifact) -> Scored:
                      f"replies, in its sheet `{art.predictions.stem}_<judge>.xlsx`"
                      + (f" ({art.result_sheet.name} has none)" if art.result_sheet is not None else ", not found"))
     # a score file, or any report whose family maps its numbers (`score-file:`: VisuLogic's and CharXiv's `_acc.csv`)
-    score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES)
-                                                    or family.score_file is not None)
+    # (`score-file: {reports: [SUFFIX, ...]}`: only for reports so named; MTVQA's `_acc.json`, not its older `_acc.csv`)
+    file_spec = family.score_file if family.score_file is not None and art.report.name.endswith(
+        tuple(family.score_file.get("reports") or ("",))) else None
+    score_file = art.framework == "vlmevalkit" and (art.report.name.endswith(SCORE_SUFFIXES) or file_spec is not None)
     # VLMEvalKit's accuracy tables print fractions or percent; its score files and lmms-eval's results are
     # on the scale of the figure itself (MME's sums)
     percent = any(n.value > 1.0 for n in art.numbers) and not score_file and art.framework != "lmms-eval"
@@ -185,7 +187,7 @@ def score_artifact(art: Artifact) -> Scored:
             ours, why = lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
         elif score_file:
-            ours = score_file_numbers(art.numbers, with_counts(result, family.score_file), family.score_file)
+            ours = score_file_numbers(art.numbers, with_counts(result, file_spec), file_spec)
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups

@@ -141,7 +141,8 @@ def _as_named(found: Dataset, name: str) -> Dataset:
 
 def family_of(dataset: Dataset | None, framework: str = "vlmevalkit") -> Family | None:
     """The registry family that scores `dataset` (a variant: its base's): the one that lists its name, else
-    the one whose `classes:` holds the class whose `evaluate` VLMEvalKit runs for it."""
+    the one whose `classes:` holds the class whose `evaluate` VLMEvalKit runs for it (unless the name holds
+    one of the family's `not-containing:`, where that evaluate scores otherwise: LEGO, MMSci)."""
     if dataset is None:
         return None
     for name in (dataset.name, dataset.base):
@@ -153,7 +154,8 @@ def family_of(dataset: Dataset | None, framework: str = "vlmevalkit") -> Family 
     # a class whose evaluate branches on the name (ImageMCQDataset: CircularEval for a name holding
     # `mmbench`, `ccbench`, `circular`, `mmcr`): the family whose `names-containing:` the name holds, first
     low = dataset.name.lower()
-    fits = [f for f in registry() if f.framework == framework and dataset.evaluates in f.classes]
+    fits = [f for f in registry() if f.framework == framework and dataset.evaluates in f.classes
+            and not any(part in low for part in (f.spec or {}).get("not-containing", ()))]  # scored otherwise
     named = [f for f in fits if any(part in low for part in (f.spec or {}).get("names-containing", ()))]
     plain = [f for f in fits if not (f.spec or {}).get("names-containing")]
     return next(iter(named + plain), None)

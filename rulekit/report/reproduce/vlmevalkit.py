@@ -13,7 +13,7 @@ from rulekit.report.reproduce.names import Dataset, family_of, folder_model, nam
 from rulekit.report.reproduce.published import read_report
 from rulekit.report.reproduce.registry import Family
 
-REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score_fine.csv", "_score.json")
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
 # what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
 SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
