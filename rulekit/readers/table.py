@@ -162,18 +162,33 @@ def read_parquet(path: str, fields: dict[str, str] | None = None,
     return _records(rows(), fields, path, False)
 
 
+_COLUMNS: dict[str, int] = {}  # "A" → 1 ... "ZZZ" → 18,278, filled on first use
+_DIGITS = "0123456789"
+
+
 def _column(ref: str) -> int:
     """The column number of a cell reference ("B7" → 2; four letters or more are past any sheet's last
     column, 0 when there are no letters: openpyxl then reports the cell)."""
-    n = 0
+    if not _COLUMNS:
+        _COLUMNS.update(_column_names())
+    n = _COLUMNS.get(ref.rstrip(_DIGITS))  # the usual "AB12": one look-up
+    if n is not None:
+        return n
     for i, ch in enumerate(ref):
         if "A" <= ch <= "Z" or "a" <= ch <= "z":
             if i >= 3:
                 return 1 << 30
-            n = n * 26 + (ord(ch.upper()) - 64)
+            n = (n or 0) * 26 + (ord(ch.upper()) - 64)
         else:
             break
-    return n
+    return n or 0
+
+
+def _column_names() -> Iterator[tuple[str, int]]:
+    """("A", 1), ..., ("ZZZ", 18278): every column name of one to three letters."""
+    abc = [chr(c) for c in range(65, 91)]
+    names = abc + [a + b for a in abc for b in abc] + [a + b + c for a in abc for b in abc for c in abc]
+    return ((name, i) for i, name in enumerate(names, 1))
 
 
 def _row_number(text: str) -> int:
@@ -187,33 +202,67 @@ def _row_number(text: str) -> int:
         return int(value)
 
 
-def _scan_sheet(ws: Any, path: str) -> None:
-    """One streaming pass over the sheet's XML before openpyxl reads it (openpyxl would make up every row
-    missing before a row numbered 100,000,000, and every cell missing before a far column):
+def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | None:
+    """The rows of the sheet `ws` exactly as openpyxl's read-only `iter_rows(values_only=True)` gives them
+    once its dimensions are reset, read in one streaming pass over the sheet's XML that checks it first
+    (openpyxl would make up every row missing before a row numbered 100,000,000, and every cell missing
+    before a far column), and the error openpyxl would have raised after handing over those rows (a cell
+    it cannot read, a bad row number), else None; None for a workbook layout this does not know (openpyxl
+    then reads it):
 
     - E302 for a row numbered past the `rows` limit, a cell past the `columns` limit, more cells than
       `cells` (`rulekit.core.limits`) — counted as openpyxl hands them over, each row as wide as its last
-      cell's column (a row whose one cell is in column XFD is 16,384 cells) —, at the first one;
+      cell's column (a row whose one cell is in column XFD is 16,384 cells) —, at the first one, before
+      any row is handed on;
     - W313 for formula cells that carry no cached value: openpyxl (like pandas) reads them as empty, so a
       `prediction` computed by a formula and saved by a tool that does not evaluate formulas would
-      silently score as an empty reply."""
+      silently score as an empty reply.
+
+    Values follow openpyxl's `WorkSheetParser.parse_cell` with `data_only` (a formula cell is its cached
+    value): numbers are int unless the text has `.`, `e` or `E`, then float (date-styled ones are
+    datetimes through the workbook's epoch), shared strings from openpyxl's own table, inline strings as
+    its `Text.content` (`_x000D_` escapes kept), booleans, ISO dates, error codes as text; a row is as
+    wide as its last cell, a missing row is (), a row numbered at or before one already read is skipped.
+    One pass instead of openpyxl's own second one and its per-cell objects: a quarter to a third less CPU
+    (benchmarks/xlsx.py); tests/test_xlsx_equality.py compares both on every sheet we have. Unlike
+    openpyxl, the sheet's other parts (views, merged cells, margins, ...) are not parsed, so a malformed
+    one no longer makes the file E301."""
     import xml.etree.ElementTree as ET
 
-    archive, member = getattr(ws.parent, "_archive", None), getattr(ws, "_worksheet_path", None)
-    if archive is None or member is None:  # another openpyxl layout: nothing to check against
-        return
+    wb = getattr(ws, "parent", None)
+    archive, member = getattr(wb, "_archive", None), getattr(ws, "_worksheet_path", None)
+    shared = getattr(ws, "_shared_strings", None)
+    if archive is None or member is None or shared is None:  # another openpyxl layout: openpyxl reads it
+        return None
+    from openpyxl.cell.text import Text
+    from openpyxl.utils.cell import coordinate_to_tuple
+    from openpyxl.utils.datetime import from_excel, from_ISO8601
+
+    date_formats, timedelta_formats, epoch = wb._date_formats, wb._timedelta_formats, wb.epoch
+    _column("A1")  # fills _COLUMNS
+    columns = _COLUMNS
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-    cell_tag, row_tag, v_tag, f_tag = ns + "c", ns + "row", ns + "v", ns + "f"
+    cell_tag, row_tag, v_tag, f_tag, is_tag = ns + "c", ns + "row", ns + "v", ns + "f", ns + "is"
     max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
     count, first = 0, ""
     row = col = cells = 0  # the last row ended, the column of the last cell of the row being read, cells so far
     width = 0  # cells openpyxl makes of the rows ended so far: each row up to its last cell
+    out: list[tuple] = []
+    counter = 1  # the row number openpyxl hands over next
+    parsed = 0  # openpyxl's own row counter (a row without `r` is the one after the last parsed)
+    failed: Exception | None = None  # openpyxl stops there; the checks go on to the end as before
+
+    cc = 0
     with archive.open(member) as src:
         for _, elem in ET.iterparse(src, events=("end",)):
             tag = elem.tag
             if tag == cell_tag:
                 ref = elem.get("r")
-                col = _column(ref) if ref else col + 1
+                if ref:
+                    n = columns.get(ref.rstrip("0123456789"))  # the usual "AB12": one look-up
+                    col = n if n is not None else _column(ref)
+                else:
+                    col += 1
                 cells += 1
                 if col > max_cols or cells > max_cells or width + col > max_cells:
                     at = ref or f"column {col:,} of row {row + 1:,}"
@@ -223,11 +272,11 @@ def _scan_sheet(ws: Any, path: str) -> None:
                         raise over("columns", f"cell {at} is past", where)
                     raise over("cells", "the sheet has more cells (each row counted up to its last cell) than",
                                where)
-                v = elem.find(v_tag)
-                if elem.find(f_tag) is not None and (v is None or v.text is None):
-                    count += 1
-                    first = first or str(elem.get("r", "?"))
-                elem.clear()
+                if elem.find(f_tag) is not None:
+                    v = elem.find(v_tag)
+                    if v is None or v.text is None:
+                        count += 1
+                        first = first or str(elem.get("r", "?"))
             elif tag == row_tag:
                 ref = elem.get("r")
                 row = _row_number(ref) if ref else row + 1
@@ -235,20 +284,83 @@ def _scan_sheet(ws: Any, path: str) -> None:
                     raise over("rows", f"row {row:,} is numbered past", Loc(path, row, 0))
                 width += col
                 col = 0
+                if failed is not None:
+                    elem.clear()
+                    continue
+                cc = 0
+                try:
+                    parsed = parsed + 1 if ref is None else _row_number(ref)
+                    values = []
+                    for el in elem:  # openpyxl's parse_cell, data_only (a formula cell is its cached value)
+                        data_type = el.get("t", "n")
+                        coordinate = el.get("r")
+                        style_id = el.get("s", 0)
+                        if style_id:
+                            style_id = int(style_id)
+                        v = None if data_type == "inlineStr" else (el.findtext(v_tag, None) or None)
+                        if coordinate:
+                            # 1-3 capitals then digits: one look-up, as openpyxl reads them; else its own parser
+                            letters = coordinate.rstrip("0123456789")
+                            n = columns.get(letters) if len(letters) < len(coordinate) else None
+                            cc = n if n is not None else coordinate_to_tuple(coordinate)[1]
+                        else:
+                            cc += 1
+                        if v is not None:
+                            if data_type == "n":
+                                v = float(v) if "." in v or "E" in v or "e" in v else int(v)
+                                if style_id in date_formats:
+                                    try:
+                                        v = from_excel(v, epoch, timedelta=style_id in timedelta_formats)
+                                    except (OverflowError, ValueError):
+                                        import warnings
+                                        warnings.warn(f"Cell {coordinate} is marked as a date but the serial value {v} is "
+                                                      "outside the limits for dates. The cell will be treated as an error.")
+                                        v = "#VALUE!"
+                            elif data_type == "s":
+                                v = shared[int(v)]
+                            elif data_type == "b":
+                                v = bool(int(v))
+                            elif data_type == "d":
+                                v = from_ISO8601(v)
+                        elif data_type == "inlineStr":
+                            child = el.find(is_tag)
+                            if child is not None:
+                                v = Text.from_tree(child).content
+                        values.append((cc, v))
+                except Exception as e:  # what openpyxl raises for a cell it cannot read (ValueError, IndexError)
+                    failed = e
+                    elem.clear()
+                    continue
                 elem.clear()
+                while counter < parsed:  # rows missing before this one
+                    counter += 1
+                    out.append(())
+                if counter <= parsed:
+                    counter += 1
+                    if values:
+                        line = [None] * values[-1][0]
+                        for c, v in values:
+                            if 1 <= c <= len(line):
+                                line[c - 1] = v
+                        out.append(tuple(line))
+                    else:
+                        out.append(())
     if count:
         row = int("".join(ch for ch in first if ch.isdigit()) or 0)
         warn("W313", "formula cells without a cached value, read as empty", f"cell {first}",
              Loc(path, row, 0), count)
+    return out, failed
 
 
 def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
     """(row number, cell values) of every row of the first sheet of an .xlsx file (or the seekable file `f`
-    named `path`), read by openpyxl within the readers' limits: members that inflate past them are refused
-    before anything is read (a shared-strings bomb), the sheet's XML is checked for rows, columns and cells
-    past them first, and its declared dimensions are ignored (a padded `<dimension ref="A1:XFD1048576"/>`
-    would make openpyxl fill 17 billion empty cells). A row holds its cells up to its last one. A damaged
-    file is E301 after the last whole row read."""
+    named `path`), as openpyxl's read-only `iter_rows(values_only=True)` gives them, within the readers'
+    limits: members that inflate past them are refused before anything is read (a shared-strings bomb),
+    openpyxl reads the workbook (active sheet, shared strings, date styles), then `_scan_sheet` reads the
+    sheet's cells in the pass that checks it for rows, columns and cells past the limits, before any row is
+    handed on; its declared dimensions are ignored (a padded `<dimension ref="A1:XFD1048576"/>` would make
+    openpyxl fill 17 billion empty cells). A row holds its cells up to its last one. A damaged file is E301
+    after the last whole row read."""
     try:
         import openpyxl
     except ImportError:
@@ -262,10 +374,16 @@ def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tup
     n = 0
     try:
         ws = wb.active
-        _scan_sheet(ws, path)
-        ws.reset_dimensions()
-        for n, cells in enumerate(ws.iter_rows(values_only=True), 1):
+        scanned = _scan_sheet(ws, path)
+        if scanned is None:
+            ws.reset_dimensions()
+            rows: Iterable[tuple] = ws.iter_rows(values_only=True)
+        else:
+            rows = scanned[0]
+        for n, cells in enumerate(rows, 1):
             yield n, cells
+        if scanned is not None and scanned[1] is not None:
+            raise scanned[1]
     except RulekitError:  # over a limit, W313 under --strict, a bad record
         raise
     except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
