@@ -1,0 +1,629 @@
+"""`(?py)` patterns: a pattern written for Python's `re` run by the `regex` module with `re`'s meaning.
+
+A ruleset pattern that starts with `(?py)` reproduces an original written with Python's `re`. The
+`regex` module reads the same syntax differently in places: its Unicode tables are its own (newer
+than the interpreter's: a letter or digit added in Unicode 15 or 16 is `\\w` or `\\d` to it and not
+to `re` under Python 3.11), its `\\w` counts combining marks and not "²", its `\\s` misses
+\\x1c-\\x1f, and its IGNORECASE folds case by Unicode's case folding where `re` lower-cases with the
+interpreter's table plus its own fixes ("ı" and "İ" match "i", "ſ" matches "s", the Kelvin sign "k",
+"µ" "μ", ...). So `python_re_pattern` does not patch the pattern's text: Python's own parser
+(`re._parser`, `sre_parse` before 3.11) reads it, exactly as `re.compile` would (flags and their
+scopes, verbose mode, escapes, set bounds, errors), and the parse tree is written out again for the
+`regex` module with every construct whose meaning could differ replaced by the explicit set of code
+points that `re` accepts there — found by asking `re` itself over every code point (0..0x10FFFF):
+
+- `\\w \\W \\d \\D \\s \\S` and every `[...]` set that holds one of them, or is read under IGNORECASE;
+  a literal character under IGNORECASE (`[Kk\\u212a]` for "k"); `\\b` and `\\B` (from `re`'s `\\w`;
+  `\\B` does not match the empty string where `re` says so);
+- `.` under DOTALL and `^`/`$` under MULTILINE keep their flag as `(?s:.)`, `(?m:^)`, so flag groups
+  (`(?i:...)`, `(?-i:...)`) and global flags need no counterpart in the output; ASCII mode (`(?a)`)
+  is asked of `re` like the rest.
+
+Groups keep their names and numbers. Beyond Python's syntax, a group name may be used twice (the
+`regex` module's shared group, which the built-in rulesets use for "(X)" or "X"). A backreference
+under IGNORECASE is refused (`re` compares lower-cased characters, which no class can express).
+
+The sets are computed once per interpreter (`sys.version`, `unicodedata.unidata_version` and the
+`regex` module's version key them) and kept beside the compiled-ruleset cache as JSON of integer
+ranges (`pydialect-<key>.json`); only patterns that need one pay for it: ~20-60 ms per distinct
+set or cased letter the first time, nothing after. tests/test_regex_dialect.py proves every
+construct equal to `re` over all code points.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import time
+import warnings
+from typing import Any
+
+from rulekit.core.errors import Loc, RulesetError
+
+try:  # Python 3.11+
+    from re import _compiler as _sre_compile
+    from re import _constants as _c
+    from re import _parser as _sre_parse
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_compile as _sre_compile  # type: ignore[no-redef]
+    import sre_constants as _c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+PY_DIALECT = "(?py)"
+MAX_REWRITTEN = 2_000_000  # characters of a (?py) pattern once written out for the regex module (E122)
+FORMAT = 1
+SAVE_EVERY = 2.0  # seconds between two writes of the kept sets
+
+_LITERAL, _NOT_LITERAL, _ANY, _IN, _AT = _c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.AT
+_BRANCH, _SUBPATTERN = _c.BRANCH, _c.SUBPATTERN
+_MAX_REPEAT, _MIN_REPEAT = _c.MAX_REPEAT, _c.MIN_REPEAT
+_POSSESSIVE_REPEAT = getattr(_c, "POSSESSIVE_REPEAT", None)
+_ATOMIC_GROUP = getattr(_c, "ATOMIC_GROUP", None)
+_ASSERT, _ASSERT_NOT = _c.ASSERT, _c.ASSERT_NOT
+_GROUPREF, _GROUPREF_EXISTS = _c.GROUPREF, _c.GROUPREF_EXISTS
+_NEGATE, _RANGE, _CATEGORY = _c.NEGATE, _c.RANGE, _c.CATEGORY
+_MAXREPEAT = _c.MAXREPEAT
+_I, _M, _S, _A, _U = re.IGNORECASE, re.MULTILINE, re.DOTALL, re.ASCII, re.UNICODE
+_TYPE_FLAGS = re.ASCII | re.LOCALE | re.UNICODE
+_CLASS_FLAGS = _I | _A  # the flags that change which characters a one-character item accepts
+_CATEGORY_ESCAPE = {_c.CATEGORY_DIGIT: r"\d", _c.CATEGORY_NOT_DIGIT: r"\D", _c.CATEGORY_SPACE: r"\s",
+                    _c.CATEGORY_NOT_SPACE: r"\S", _c.CATEGORY_WORD: r"\w", _c.CATEGORY_NOT_WORD: r"\W"}
+# The regex module's nearest reading of each category (Unicode mode): a base that a few corrections
+# make exact (see `_Tables.form`); the first that needs the fewest corrections is used.
+_CATEGORY_BASES = {_c.CATEGORY_DIGIT: (r"\d",), _c.CATEGORY_NOT_DIGIT: (r"\D",),
+                   _c.CATEGORY_SPACE: (r"\s\x1c-\x1f", r"\s"), _c.CATEGORY_NOT_SPACE: (r"\S",),
+                   _c.CATEGORY_WORD: (r"\p{L}\p{N}_", r"\w"), _c.CATEGORY_NOT_WORD: (r"\W",)}
+_MAX_UNICODE = 0x10FFFF
+_SMALL = 8    # a set of at most this many ranges is written out as it is
+_CHUNK = 16   # ranges per guarded piece of a long correction
+
+
+def python_re_pattern(pattern: str, loc: Loc | None = None) -> str:
+    """The `regex` module's pattern for `pattern` (a ruleset pattern with its `(?py)` taken off) read
+    as Python's `re` of this interpreter reads it: parsed by `re`'s own parser, written out again
+    with `re`'s sets of code points wherever the `regex` module's reading differs (module docstring).
+    A pattern `re` refuses is a RulesetError (E120); one that would be written out too long, E122."""
+    tree, aliases = _parse(pattern, loc)
+    out = _Writer(tree.state, aliases, loc).pattern(tree)
+    TABLES.save()
+    if len(out) > MAX_REWRITTEN:
+        raise RulesetError(f"(?py) regex `{_shorten(pattern)}` is {len(out):,} characters long once its classes are "
+                           f"written out for the regex module; the limit is {MAX_REWRITTEN:,}", loc,
+                           help="each \\w, \\b or set under (?py) becomes an explicit class; use fewer of them",
+                           code="E122")
+    return out
+
+
+python_re_classes = python_re_pattern  # the earlier name (tests and callers)
+
+
+def _shorten(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+_DUPLICATE = re.compile(r"\w+")
+MAX_SHARED_NAMES = 100
+
+
+def _parse(pattern: str, loc: Loc | None) -> tuple[Any, dict[str, str]]:
+    """Python's parse tree of `pattern`, and {renamed group: its name} for the group names used twice
+    (the second and later uses are renamed for `re`, which refuses them, and get their name back
+    when written out)."""
+    aliases: dict[str, str] = {}
+    for _ in range(MAX_SHARED_NAMES + 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "Possible nested set" and the like: the pattern is used as re reads it
+                return _sre_parse.parse(pattern, 0), aliases
+        except re.error as exc:
+            pos = exc.pos
+            name = _DUPLICATE.match(pattern, pos) if pos is not None and "redefinition of group name" in exc.msg else None
+            if name is None or not pattern.startswith(">", name.end()):
+                raise RulesetError(f"invalid regex `{_shorten(pattern, 200)}`: {exc.msg} (Python's re, (?py))", loc,
+                                   code="E120") from None
+            k = len(aliases) + 2
+            while f"{name.group()}__py{k}" in pattern:
+                k += 1
+            new = f"{name.group()}__py{k}"
+            aliases[new] = aliases.get(name.group(), name.group())
+            pattern = pattern[:name.start()] + new + pattern[name.end():]
+        except (RecursionError, OverflowError, ValueError) as exc:
+            raise RulesetError(f"invalid regex `{_shorten(pattern, 200)}`: {type(exc).__name__}: {exc} (Python's re, (?py))",
+                               loc, code="E120") from None
+    raise RulesetError(f"regex `{_shorten(pattern)}` uses group names more than {MAX_SHARED_NAMES} times over", loc,
+                       code="E120")
+
+
+def _combine_flags(flags: int, add: int, delete: int) -> int:
+    """`re`'s flags inside a flag group: a type flag (a, L, u) replaces the others."""
+    if add & _TYPE_FLAGS:
+        flags &= ~_TYPE_FLAGS
+    return (flags | add) & ~delete
+
+
+# ---------------------------------------------------------------- writing a tree out for the regex module
+def _char(c: int) -> str:
+    """One code point as a regex-module literal, in or out of a set: ASCII punctuation escaped, other
+    ASCII and non-ASCII controls, separators, format characters and surrogates as `\\x`/`\\u`/`\\U`
+    escapes, the rest as itself (a code point this interpreter has not assigned too: one character
+    where an escape takes ten, which keeps the long classes short)."""
+    ch = chr(c)
+    if c < 0x80:
+        if ch.isalnum() or ch == "_":
+            return ch
+        if ch.isprintable() and ch != " ":
+            return "\\" + ch
+        return f"\\x{c:02x}"
+    if ch.isprintable() or (not 0xD800 <= c <= 0xDFFF and _category(ch) == "Cn"):
+        return ch
+    return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+
+
+def _category(ch: str) -> str:
+    import unicodedata
+
+    return unicodedata.category(ch)
+
+
+def _items(ranges) -> str:
+    return "".join(_char(a) if a == b else f"{_char(a)}-{_char(b)}" if b > a + 1 else _char(a) + _char(b)
+                   for a, b in ranges)
+
+
+def _flat(ranges, negate: bool = False) -> str:
+    """A set of the ranges ([^...] of them when `negate`)."""
+    if not ranges:
+        return "[^\\x00-\\U0010ffff]" if not negate else "[\\x00-\\U0010ffff]"
+    return f"[{'^' if negate else ''}{_items(ranges)}]"
+
+
+def _member(ranges) -> str:
+    """One character of the ranges, consumed; long lists are checked piece by piece behind a guard
+    on their span, so a character outside them costs a comparison or two."""
+    if len(ranges) <= _CHUNK:
+        return _flat(ranges)
+    pieces = [ranges[i:i + _CHUNK] for i in range(0, len(ranges), _CHUNK)]
+    alternatives = "|".join(f"(?=[{_char(p[0][0])}-{_char(p[-1][1])}]){_flat(p)}" for p in pieces)
+    return f"(?=[{_char(ranges[0][0])}-{_char(ranges[-1][1])}])(?:{alternatives})"
+
+
+def _complement(ranges) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for a, b in ranges:
+        if a > at:
+            out.append((at, a - 1))
+        at = b + 1
+    if at <= _MAX_UNICODE:
+        out.append((at, _MAX_UNICODE))
+    return out
+
+
+def _minus(x, y) -> list[tuple[int, int]]:
+    """Ranges of x not in y (both sorted, disjoint)."""
+    out, j = [], 0
+    for a, b in x:
+        while j < len(y) and y[j][1] < a:
+            j += 1
+        k = j
+        while a <= b:
+            if k < len(y) and y[k][0] <= b:
+                if y[k][0] > a:
+                    out.append((a, y[k][0] - 1))
+                a = max(a, y[k][1] + 1)
+                k += 1
+            else:
+                out.append((a, b))
+                break
+    return out
+
+
+class _Writer:
+    """Writes one parse tree out as a regex-module pattern (see the module docstring)."""
+
+    def __init__(self, state: Any, aliases: dict[str, str], loc: Loc | None):
+        self.loc = loc
+        self.names = {gid: aliases.get(name, name) for name, gid in state.groupdict.items()}
+        self.flags = state.flags
+        self.numbers: dict[int, int] = {}     # re's group number → the regex module's
+        self.named: dict[str, int] = {}
+        self.count = 0
+
+    def pattern(self, tree: Any) -> str:
+        self.number(tree)
+        return self.seq(tree, self.flags)
+
+    def number(self, items) -> None:
+        """The regex module's number of each group, in the order the groups will be written (a name used
+        again shares its first group's number, as in the regex module); before writing, since a
+        conditional `(?(2)...)` may name a later group."""
+        for op, av in items:
+            if op is _SUBPATTERN:
+                gid = av[0]
+                if gid is not None:
+                    name = self.names.get(gid)
+                    if name is not None and name in self.named:
+                        self.numbers[gid] = self.named[name]
+                    else:
+                        self.count += 1
+                        self.numbers[gid] = self.count
+                        if name is not None:
+                            self.named[name] = self.count
+                self.number(av[3])
+            elif op is _BRANCH:
+                for alt in av[1]:
+                    self.number(alt)
+            elif op is _MAX_REPEAT or op is _MIN_REPEAT or (op is _POSSESSIVE_REPEAT and op is not None):
+                self.number(av[2])
+            elif op is _ASSERT or op is _ASSERT_NOT:
+                self.number(av[1])
+            elif op is _ATOMIC_GROUP and op is not None:
+                self.number(av)
+            elif op is _GROUPREF_EXISTS:
+                self.number(av[1])
+                if av[2] is not None:
+                    self.number(av[2])
+
+    def seq(self, items, flags: int) -> str:
+        return "".join(self.node(op, av, flags)[0] for op, av in items)
+
+    def atom(self, items, flags: int) -> str:
+        """`items` as one atom (a quantifier applies to all of it)."""
+        items = list(items)
+        if len(items) == 1:
+            text, atomic = self.node(items[0][0], items[0][1], flags)
+            if atomic:
+                return text
+            return f"(?:{text})"
+        return f"(?:{self.seq(items, flags)})"
+
+    def node(self, op, av, flags: int) -> tuple[str, bool]:
+        """(the regex module's text for one node, whether it is one atom)."""
+        if op is _LITERAL:
+            if flags & _I and (av >= 0x80 or chr(av).isalpha()):  # ASCII other than letters has no case (tested)
+                return TABLES.expression(f"{_escape(av)}", flags & _CLASS_FLAGS, ()), True
+            return _char(av), True
+        if op is _NOT_LITERAL:
+            if flags & _I and (av >= 0x80 or chr(av).isalpha()):
+                return TABLES.expression(f"[^{_escape(av)}]", flags & _CLASS_FLAGS, ()), True
+            return f"[^{_char(av)}]", True
+        if op is _ANY:
+            return ("(?s:.)" if flags & _S else "."), True
+        if op is _IN:
+            return self.set(av, flags), True
+        if op is _AT:
+            return self.at(av, flags), True
+        if op is _BRANCH:
+            return "(?:" + "|".join(self.seq(alt, flags) for alt in av[1]) + ")", True
+        if op is _SUBPATTERN:
+            gid, add, delete, sub = av
+            inner = self.seq(sub, _combine_flags(flags, add, delete))
+            if gid is None:
+                return f"(?:{inner})", True
+            return f"{self.open_group(gid)}{inner})", True
+        if op is _MAX_REPEAT or op is _MIN_REPEAT or (op is _POSSESSIVE_REPEAT and op is not None):
+            low, high, item = av
+            suffix = "?" if op is _MIN_REPEAT else "+" if op is _POSSESSIVE_REPEAT else ""
+            return self.atom(item, flags) + _quantifier(low, high) + suffix, False
+        if op is _ASSERT or op is _ASSERT_NOT:
+            direction, sub = av
+            kind = ("=" if op is _ASSERT else "!") if direction == 1 else ("<=" if op is _ASSERT else "<!")
+            return f"(?{kind}{self.seq(sub, flags)})", True
+        if op is _ATOMIC_GROUP and op is not None:
+            return f"(?>{self.seq(av, flags)})", True
+        if op is _GROUPREF:
+            if flags & _I:
+                raise RulesetError("a backreference under IGNORECASE in a (?py) pattern: Python's re compares "
+                                   "lower-cased characters there, which the regex module cannot be told", self.loc,
+                                   help="turn case-insensitivity off around it with (?-i:...), or drop (?py)",
+                                   code="E120")
+            return self.reference(av), True
+        if op is _GROUPREF_EXISTS:
+            gid, yes, no = av
+            name = self.names.get(gid)
+            cond = name if name is not None else str(self.numbers[gid])
+            text = f"(?({cond}){self.seq(yes, flags)}"
+            if no is not None:
+                text += f"|{self.seq(no, flags)}"
+            return text + ")", True
+        raise RulesetError(f"(?py): Python's re gives `{op}` here, which rulekit cannot write for the regex module",
+                           self.loc, code="E120")
+
+    def open_group(self, gid: int) -> str:
+        name = self.names.get(gid)
+        return "(" if name is None else f"(?P<{name}>"
+
+    def reference(self, gid: int) -> str:
+        name = self.names.get(gid)
+        if name is not None:
+            return f"(?P={name})"
+        return f"\\g<{self.numbers[gid]}>"
+
+    def set(self, items, flags: int) -> str:
+        """A [...] set (or a class escape, which re parses as a one-item set)."""
+        items = list(items)
+        plain = all(op is _LITERAL or op is _RANGE or op is _NEGATE for op, _ in items)
+        if plain and not flags & _I:
+            negate = bool(items) and items[0][0] is _NEGATE
+            body = "".join(_char(av) if op is _LITERAL else f"{_char(av[0])}-{_char(av[1])}"
+                           for op, av in items if op is not _NEGATE)
+            return f"[{'^' if negate else ''}{body}]"
+        return TABLES.expression(_set_text(items), flags & _CLASS_FLAGS, _set_bases(items, flags))
+
+    def at(self, code, flags: int) -> str:
+        if code is _c.AT_BEGINNING:
+            return "(?m:^)" if flags & _M else "^"
+        if code is _c.AT_END:
+            return "(?m:$)" if flags & _M else "$"
+        if code is _c.AT_BEGINNING_STRING:
+            return "\\A"
+        if code is _c.AT_END_STRING:
+            return "\\Z"
+        if code is _c.AT_BOUNDARY or code is _c.AT_NON_BOUNDARY:
+            w = TABLES.expression(r"[\w]", flags & _A, _set_bases([(_CATEGORY, _c.CATEGORY_WORD)], flags & _A))
+            if code is _c.AT_BOUNDARY:
+                return f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))"
+            empty = "(?!\\A\\Z)" if not TABLES.non_boundary_on_empty(flags & _A) else ""
+            return f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}){empty})"
+        raise RulesetError(f"(?py): Python's re gives the anchor `{code}` here, which rulekit cannot write for the "
+                           "regex module", self.loc, code="E120")
+
+
+def _quantifier(low: int, high: int) -> str:
+    if high == _MAXREPEAT:
+        return {0: "*", 1: "+"}.get(low, f"{{{low},}}")
+    if (low, high) == (0, 1):
+        return "?"
+    return f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+
+
+def _escape(c: int) -> str:
+    """One code point as `re` pattern text (for asking `re` about it)."""
+    return re.escape(chr(c))
+
+
+def _set_text(items) -> str:
+    """A [...] set that `re` parses back to these items."""
+    out = []
+    for op, av in items:
+        if op is _NEGATE:
+            out.append("^")
+        elif op is _LITERAL:
+            out.append(_escape(av))
+        elif op is _RANGE:
+            out.append(f"{_escape(av[0])}-{_escape(av[1])}")
+        elif op is _CATEGORY:
+            out.append(_CATEGORY_ESCAPE[av])
+        else:
+            raise RulesetError(f"(?py): a set item `{op}` rulekit cannot write for the regex module", None, code="E120")
+    return "[" + "".join(out) + "]"
+
+
+def _set_bases(items, flags: int) -> tuple[str, ...]:
+    """Regex-module sets close to what `re` makes of `items` (categories read with the regex module's
+    properties), for `_Tables.form` to correct."""
+    if flags & _A:
+        return ()
+    negate = bool(items) and items[0][0] is _NEGATE
+    parts: list[list[str]] = [[]]
+    for op, av in items:
+        if op is _LITERAL:
+            for p in parts:
+                p.append(_char(av))
+        elif op is _RANGE:
+            for p in parts:
+                p.append(f"{_char(av[0])}-{_char(av[1])}")
+        elif op is _CATEGORY:
+            choices = _CATEGORY_BASES[av]
+            parts = [p + [choice] for p in parts for choice in choices][:4]
+    bases = tuple(f"[{'^' if negate else ''}{''.join(p)}]" for p in parts)
+    if flags & _I:
+        bases = tuple(f"(?i:{b})" for b in bases)
+    return bases
+
+
+# ---------------------------------------------------------------- re's sets of code points, kept per interpreter
+class _Tables:
+    """What `re` accepts for one-character items, computed on demand by running `re` over every code
+    point, with the regex-module text that accepts the same ("forms"); kept on disk per interpreter."""
+
+    def __init__(self) -> None:
+        self.forms: dict[str, list] = {}
+        self.by_program: dict[tuple, list] = {}  # (re's compiled program, bases) → form: "k", "K" and "\u212a" share one
+        self.loaded = False
+        self.dirty = False
+        self.saved_at = -math.inf
+        self.flush_at_exit = False
+        self._all: str | None = None
+        self._boundary: dict[int, bool] = {}
+
+    # ---- the oracle
+    def all_code_points(self) -> str:
+        """Every code point 0..0x10FFFF, in order, as one string (lone surrogates included)."""
+        if self._all is None:
+            from array import array
+
+            self._all = array("I", range(_MAX_UNICODE + 1)).tobytes().decode("utf-32-le", "surrogatepass")
+        return self._all
+
+    def accepted(self, text: str, flags: int) -> list[tuple[int, int]]:
+        """The code points `re` matches with the one-character pattern `text` under `flags`, as ranges."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compiled = re.compile(f"(?:{text})+", flags)
+        return [(m.start(), m.end() - 1) for m in compiled.finditer(self.all_code_points())]
+
+    def regex_accepted(self, text: str) -> list[tuple[int, int]]:
+        """The code points the regex module matches with the one-character pattern `text`, as ranges."""
+        import regex
+
+        compiled = regex.compile(f"(?:{text})+", regex.V0)
+        return [(m.start(), m.end() - 1) for m in compiled.finditer(self.all_code_points())]
+
+    def non_boundary_on_empty(self, flags: int) -> bool:
+        """Whether this interpreter's `re` finds `\\B` in the empty string (3.14 does, earlier ones not)."""
+        if flags not in self._boundary:
+            self._boundary[flags] = re.compile(r"\B", flags).search("") is not None
+        return self._boundary[flags]
+
+    # ---- forms
+    def expression(self, text: str, flags: int, bases: tuple[str, ...]) -> str:
+        """The regex-module text (one character, consumed) that accepts what `re` accepts for `text`
+        under `flags`."""
+        key = f"{int(flags)}:{text}"
+        form = self.forms.get(key)
+        if form is None:
+            self.load()
+            form = self.forms.get(key)
+            if form is None or not _valid_form(form, len(bases)):
+                program = _program(text, flags)
+                form = self.by_program.get((program, bases)) if program is not None else None
+                if form is None:
+                    form = self.form(text, flags, bases)
+                    if program is not None:
+                        self.by_program[(program, bases)] = form
+                self.forms[key] = form
+                self.dirty = True
+        return _written(form, bases)
+
+    def form(self, text: str, flags: int, bases: tuple[str, ...]) -> list:
+        """["set", negate, ranges] or ["base", i, excluded, included]: the set as it is (or its
+        complement, negated), or the i-th base less the excluded code points plus the included, whichever
+        needs the fewest ranges."""
+        exact = self.accepted(text, flags)
+        other = _complement(exact)
+        best: list = ["set", False, exact] if len(exact) <= len(other) else ["set", True, other]
+        size = len(best[2])
+        if size <= _SMALL:
+            return best
+        for i, base in enumerate(bases):
+            got = self.regex_accepted(base)
+            excluded, included = _minus(got, exact), _minus(exact, got)
+            if len(excluded) + len(included) + 1 < size:
+                best, size = ["base", i, excluded, included], len(excluded) + len(included) + 1
+        return best
+
+    # ---- on disk
+    def path(self):
+        from rulekit.core.cachefiles import cache_dir
+
+        directory = cache_dir()
+        return directory / f"pydialect-{interpreter_key()[:16]}.json" if directory is not None else None
+
+    def load(self) -> None:
+        """Read the kept forms once (anything unreadable or malformed is ignored)."""
+        if self.loaded:
+            return
+        self.loaded = True
+        path = self.path()
+        if path is None:
+            return
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("key") != interpreter_key() or not isinstance(data.get("forms"), dict):
+            return
+        for key, form in data["forms"].items():
+            if isinstance(key, str) and key not in self.forms and _valid_form(form, None):
+                self.forms[key] = [form[0], form[1], [tuple(r) for r in form[2]]] if form[0] == "set" else \
+                    [form[0], form[1], [tuple(r) for r in form[2]], [tuple(r) for r in form[3]]]
+
+    def save(self, now: bool = False) -> None:
+        """Keep the forms computed since the last save (merged with what another process kept): at once
+        the first time, then at most every SAVE_EVERY seconds, and at exit — so compiling many patterns
+        does not rewrite the file for each."""
+        if not self.dirty:
+            return
+        if not now and time.monotonic() - self.saved_at < SAVE_EVERY:
+            if not self.flush_at_exit:
+                import atexit
+
+                atexit.register(self.save, True)
+                self.flush_at_exit = True
+            return
+        self.dirty = False
+        self.saved_at = time.monotonic()
+        path = self.path()
+        if path is None:
+            return
+        from rulekit.core.cachefiles import write_atomically
+
+        self.loaded = False
+        self.load()  # another process may have added forms meanwhile
+        blob = json.dumps({"key": interpreter_key(), "forms": self.forms}, separators=(",", ":"), sort_keys=True)
+        write_atomically(path, blob.encode("utf-8"))
+
+
+def _program(text: str, flags: int) -> tuple | None:
+    """The program `re` compiles `text` to under `flags` (what its matcher runs: two texts with the same
+    program accept the same characters), or None where this Python's compiler does not offer it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return tuple(_sre_compile._code(_sre_parse.parse(text, flags), flags))
+    except Exception:  # a private function: absent or changed in another Python, the text is its own key
+        return None
+
+
+def _valid_ranges(ranges) -> bool:
+    if not isinstance(ranges, (list, tuple)):
+        return False
+    at = -1
+    for r in ranges:
+        if not (isinstance(r, (list, tuple)) and len(r) == 2 and all(type(x) is int for x in r)
+                and at < r[0] <= r[1] <= _MAX_UNICODE):
+            return False
+        at = r[1]
+    return True
+
+
+def _valid_form(form, bases: int | None) -> bool:
+    """A form as `_Tables.form` makes them (read from disk: untrusted)."""
+    if not isinstance(form, (list, tuple)) or not form:
+        return False
+    if form[0] == "set":
+        return len(form) == 3 and type(form[1]) is bool and _valid_ranges(form[2])
+    if form[0] == "base":
+        return (len(form) == 4 and type(form[1]) is int and 0 <= form[1] and (bases is None or form[1] < bases)
+                and _valid_ranges(form[2]) and _valid_ranges(form[3]))
+    return False
+
+
+def _written(form: list, bases: tuple[str, ...]) -> str:
+    if form[0] == "set":
+        if not form[1] and len(form[2]) == 1 and form[2][0][0] == form[2][0][1]:
+            return _char(form[2][0][0])
+        return _flat(form[2], form[1])
+    _, i, excluded, included = form
+    text = bases[i]
+    if excluded:
+        text = f"(?!{_member(excluded)}){text}"
+    if included:
+        text = f"{text}|{_member(included)}"
+    return f"(?:{text})" if excluded or included else text
+
+
+_KEY: list[str] = []
+
+
+def interpreter_versions() -> str:
+    """What the sets depend on: this interpreter (its version and its Unicode tables' version) and the
+    regex module's version (the bases' reading). Part of the compiled-ruleset cache's key too."""
+    import unicodedata
+
+    import regex
+
+    return (f"python {sys.version}; unicodedata {unicodedata.unidata_version}; maxunicode {sys.maxunicode}; "
+            f"regex {regex.__version__}; pydialect {FORMAT}")
+
+
+def interpreter_key() -> str:
+    """A hash of `interpreter_versions()`."""
+    if not _KEY:
+        _KEY.append(hashlib.sha256(interpreter_versions().encode()).hexdigest())
+    return _KEY[0]
+
+
+TABLES = _Tables()
