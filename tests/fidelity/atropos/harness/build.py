@@ -1,11 +1,12 @@
 """Labels for the fidelity tests: run the original env over records under several PYTHONHASHSEEDs and
 merge: {"id", "preds": [...distinct...], "correct": [...distinct...], "method": first run's method}."""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, tempfile
 bench, src, out = sys.argv[1], sys.argv[2], sys.argv[3]
 seeds = range(int(sys.argv[4]) if len(sys.argv) > 4 else 6)
 runs = []
+work = tempfile.mkdtemp(prefix=f"lab.{bench}.")  # private: another labelling run may be using /tmp too
 for s in seeds:
-    tmp = f"/tmp/lab.{bench}.{s}.jsonl"
+    tmp = os.path.join(work, f"{s}.jsonl")
     subprocess.run([sys.executable, "label.py", bench, tmp, src], check=True, env={**os.environ, "PYTHONHASHSEED": str(s)},
                    stdout=subprocess.DEVNULL)
     runs.append([json.loads(l) for l in open(tmp)])
@@ -13,6 +14,6 @@ with open(out, "w", encoding="utf-8") as f:
     for rows in zip(*runs):
         preds = sorted({r["pred"] for r in rows}, key=lambda x: (x is None, str(x)))
         corr = sorted({bool(r["correct"]) for r in rows})
-        f.write(json.dumps({"id": rows[0]["id"], "preds": preds, "correct": corr, "method": rows[0]["method"]},
+        f.write(json.dumps({"id": rows[0]["id"], "preds": preds, "correct": corr, "method": rows[0].get("method")},
                            ensure_ascii=False) + "\n")
 print(bench, len(runs[0]))
