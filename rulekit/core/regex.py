@@ -18,7 +18,6 @@ from typing import Any
 import regex
 
 from rulekit.core.errors import Loc, RulesetError
-from rulekit.core.pydialect import PY_DIALECT, python_re_classes
 from rulekit.core.watchdog import WATCH, Expired
 
 # Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
@@ -67,8 +66,10 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
                            f"items long, the limit is {MAX_EXPANSION:,}", loc,
                            help="nested counted repetitions multiply ((?:a{1000}){1000} is a million); "
                                 "use + or * where the count does not matter", code="E122")
-    if pattern.startswith(PY_DIALECT):
-        pattern = python_re_classes(pattern[len(PY_DIALECT):], loc)
+    if pattern.startswith(PY_DIALECT):  # written for Python's re: rulekit.core.pydialect, imported on first use
+        from rulekit.core.pydialect import python_re_pattern
+
+        pattern = python_re_pattern(pattern[len(PY_DIALECT):], loc)
     try:
         return regex.compile(pattern, regex.V0)
     except regex.error as exc:
@@ -77,6 +78,9 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
         raise RulesetError("regex nested too deeply", loc, code="E120") from None
     except Exception as exc:  # the regex module has internal errors on odd patterns; never let them out
         raise RulesetError(f"invalid regex `{pattern}`: {type(exc).__name__}: {exc}", loc, code="E120") from None
+
+
+PY_DIALECT = "(?py)"  # the prefix of a pattern written for Python's `re` (rulekit/core/pydialect.py)
 
 
 def _shorten(text: str, n: int = 60) -> str:
