@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 PY_DIALECT = "(?py)"
 MAX_REWRITTEN = 2_000_000  # characters of a (?py) pattern once written out for the regex module (E122)
-FORMAT = 1
+FORMAT = 2
 SAVE_EVERY = 2.0  # seconds between two writes of the kept sets
 
 _LITERAL, _NOT_LITERAL, _ANY, _IN, _AT = _c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.AT
@@ -77,7 +77,6 @@ _CATEGORY_BASES = {_c.CATEGORY_DIGIT: (r"\d",), _c.CATEGORY_NOT_DIGIT: (r"\D",),
                    _c.CATEGORY_WORD: (r"\p{L}\p{N}_", r"\w"), _c.CATEGORY_NOT_WORD: (r"\W",)}
 _MAX_UNICODE = 0x10FFFF
 _SMALL = 8    # a set of at most this many ranges is written out as it is
-_CHUNK = 16   # ranges per guarded piece of a long correction
 
 
 def python_re_pattern(pattern: str, loc: Loc | None = None) -> str:
@@ -180,13 +179,15 @@ def _flat(ranges, negate: bool = False) -> str:
 
 
 def _member(ranges) -> str:
-    """One character of the ranges, consumed; long lists are checked piece by piece behind a guard
-    on their span, so a character outside them costs a comparison or two."""
-    if len(ranges) <= _CHUNK:
+    """One character of the ranges, consumed. A long list is split in two at the widest gap of its middle
+    half, recursively (a balanced tree), each part behind a guard on its own span, so a character in
+    none of them (most text) costs a few comparisons, not one per range."""
+    n = len(ranges)
+    if n <= _SMALL:
         return _flat(ranges)
-    pieces = [ranges[i:i + _CHUNK] for i in range(0, len(ranges), _CHUNK)]
-    alternatives = "|".join(f"(?=[{_char(p[0][0])}-{_char(p[-1][1])}]){_flat(p)}" for p in pieces)
-    return f"(?=[{_char(ranges[0][0])}-{_char(ranges[-1][1])}])(?:{alternatives})"
+    cut = max(range(max(1, n // 4), max(2, 3 * n // 4 + 1)), key=lambda i: ranges[i][0] - ranges[i - 1][1])
+    parts = (ranges[:cut], ranges[cut:])
+    return "(?:" + "|".join(f"(?=[{_char(p[0][0])}-{_char(p[-1][1])}]){_member(p)}" for p in parts) + ")"
 
 
 def _complement(ranges) -> list[tuple[int, int]]:
@@ -488,20 +489,23 @@ class _Tables:
         return _written(form, bases)
 
     def form(self, text: str, flags: int, bases: tuple[str, ...]) -> list:
-        """["set", negate, ranges] or ["base", i, excluded, included]: the set as it is (or its
-        complement, negated), or the i-th base less the excluded code points plus the included, whichever
-        needs the fewest ranges."""
+        """["set", negate, ranges] or ["base", i, excluded, included, ascii]: the set as it is (or its
+        complement, negated), or — for non-ASCII characters — the i-th base less the excluded code points
+        plus the included, and its ASCII part as it is; whichever needs the fewest ranges."""
         exact = self.accepted(text, flags)
         other = _complement(exact)
         best: list = ["set", False, exact] if len(exact) <= len(other) else ["set", True, other]
         size = len(best[2])
         if size <= _SMALL:
             return best
+        ascii_part = _minus(exact, [(0x80, _MAX_UNICODE)])
         for i, base in enumerate(bases):
-            got = self.regex_accepted(base)
-            excluded, included = _minus(got, exact), _minus(exact, got)
+            got = _minus(self.regex_accepted(base), [(0, 0x7F)])
+            excluded, included = _minus(got, exact), _minus(_minus(exact, [(0, 0x7F)]), got)
             if len(excluded) + len(included) + 1 < size:
-                best, size = ["base", i, excluded, included], len(excluded) + len(included) + 1
+                best, size = ["base", i, excluded, included, ascii_part], len(excluded) + len(included) + 1
+            if size <= 4 * _SMALL:
+                break  # good enough: the next base would cost a scan of every code point
         return best
 
     # ---- on disk
@@ -528,7 +532,7 @@ class _Tables:
         for key, form in data["forms"].items():
             if isinstance(key, str) and key not in self.forms and _valid_form(form, None):
                 self.forms[key] = [form[0], form[1], [tuple(r) for r in form[2]]] if form[0] == "set" else \
-                    [form[0], form[1], [tuple(r) for r in form[2]], [tuple(r) for r in form[3]]]
+                    [form[0], form[1], *([tuple(r) for r in part] for part in form[2:])]
 
     def save(self, now: bool = False) -> None:
         """Keep the forms computed since the last save (merged with what another process kept): at once
@@ -586,8 +590,9 @@ def _valid_form(form, bases: int | None) -> bool:
     if form[0] == "set":
         return len(form) == 3 and type(form[1]) is bool and _valid_ranges(form[2])
     if form[0] == "base":
-        return (len(form) == 4 and type(form[1]) is int and 0 <= form[1] and (bases is None or form[1] < bases)
-                and _valid_ranges(form[2]) and _valid_ranges(form[3]))
+        return (len(form) == 5 and type(form[1]) is int and 0 <= form[1] and (bases is None or form[1] < bases)
+                and _valid_ranges(form[2]) and _valid_ranges(form[3]) and _valid_ranges(form[4])
+                and all(b < 0x80 for _, b in form[4]))
     return False
 
 
@@ -596,13 +601,16 @@ def _written(form: list, bases: tuple[str, ...]) -> str:
         if not form[1] and len(form[2]) == 1 and form[2][0][0] == form[2][0][1]:
             return _char(form[2][0][0])
         return _flat(form[2], form[1])
-    _, i, excluded, included = form
-    text = bases[i]
+    _, i, excluded, included, ascii_part = form
+    text = bases[i]  # read for non-ASCII characters only
     if excluded:
         text = f"(?!{_member(excluded)}){text}"
     if included:
         text = f"{text}|{_member(included)}"
-    return f"(?:{text})" if excluded or included else text
+    text = f"(?![\\x00-\\x7f])(?:{text})"
+    if ascii_part:  # most text is ASCII: one set decides it, no lookaround
+        text = f"{_flat(ascii_part)}|{text}"
+    return f"(?:{text})"
 
 
 _KEY: list[str] = []
