@@ -229,7 +229,7 @@ def test_tables_are_kept_per_interpreter_and_a_bad_file_is_ignored(tmp_path, mon
     assert python_re_pattern(r"(?i)k\d") == first
     # a poisoned file: ranges out of order, a form of another shape, regex text — ignored, recomputed
     data["forms"]["2:k"] = ["set", False, [[5, 1]]]
-    data["forms"]["0:[\\d]"] = ["base", 0, "(?:x)", [], []]
+    data["forms"]["0:[\\d]"] = ["base", 0, "(?:x)", [], [], False]
     kept[0].write_text(json.dumps(data))
     again = pydialect._Tables()
     monkeypatch.setattr(pydialect, "TABLES", again)

@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 PY_DIALECT = "(?py)"
 MAX_REWRITTEN = 2_000_000  # characters of a (?py) pattern once written out for the regex module (E122)
-FORMAT = 2
+FORMAT = 3
 SAVE_EVERY = 2.0  # seconds between two writes of the kept sets
 
 _LITERAL, _NOT_LITERAL, _ANY, _IN, _AT = _c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.AT
@@ -489,9 +489,10 @@ class _Tables:
         return _written(form, bases)
 
     def form(self, text: str, flags: int, bases: tuple[str, ...]) -> list:
-        """["set", negate, ranges] or ["base", i, excluded, included, ascii]: the set as it is (or its
+        """["set", negate, ranges] or ["base", i, excluded, included, ascii, exact]: the set as it is (or its
         complement, negated), or — for non-ASCII characters — the i-th base less the excluded code points
-        plus the included, and its ASCII part as it is; whichever needs the fewest ranges."""
+        plus the included, and its ASCII part as it is (`exact`: the base alone is right everywhere);
+        whichever needs the fewest ranges."""
         exact = self.accepted(text, flags)
         other = _complement(exact)
         best: list = ["set", False, exact] if len(exact) <= len(other) else ["set", True, other]
@@ -500,10 +501,12 @@ class _Tables:
             return best
         ascii_part = _minus(exact, [(0x80, _MAX_UNICODE)])
         for i, base in enumerate(bases):
-            got = _minus(self.regex_accepted(base), [(0, 0x7F)])
+            got_all = self.regex_accepted(base)
+            got = _minus(got_all, [(0, 0x7F)])
             excluded, included = _minus(got, exact), _minus(_minus(exact, [(0, 0x7F)]), got)
             if len(excluded) + len(included) + 1 < size:
-                best, size = ["base", i, excluded, included, ascii_part], len(excluded) + len(included) + 1
+                best = ["base", i, excluded, included, ascii_part, got_all == exact]
+                size = len(excluded) + len(included) + 1
             if size <= 4 * _SMALL:
                 break  # good enough: the next base would cost a scan of every code point
         return best
@@ -532,7 +535,7 @@ class _Tables:
         for key, form in data["forms"].items():
             if isinstance(key, str) and key not in self.forms and _valid_form(form, None):
                 self.forms[key] = [form[0], form[1], [tuple(r) for r in form[2]]] if form[0] == "set" else \
-                    [form[0], form[1], *([tuple(r) for r in part] for part in form[2:])]
+                    [form[0], form[1], *([tuple(r) for r in part] for part in form[2:5]), form[5]]
 
     def save(self, now: bool = False) -> None:
         """Keep the forms computed since the last save (merged with what another process kept): at once
@@ -590,9 +593,9 @@ def _valid_form(form, bases: int | None) -> bool:
     if form[0] == "set":
         return len(form) == 3 and type(form[1]) is bool and _valid_ranges(form[2])
     if form[0] == "base":
-        return (len(form) == 5 and type(form[1]) is int and 0 <= form[1] and (bases is None or form[1] < bases)
+        return (len(form) == 6 and type(form[1]) is int and 0 <= form[1] and (bases is None or form[1] < bases)
                 and _valid_ranges(form[2]) and _valid_ranges(form[3]) and _valid_ranges(form[4])
-                and all(b < 0x80 for _, b in form[4]))
+                and all(b < 0x80 for _, b in form[4]) and type(form[5]) is bool)
     return False
 
 
@@ -601,8 +604,10 @@ def _written(form: list, bases: tuple[str, ...]) -> str:
         if not form[1] and len(form[2]) == 1 and form[2][0][0] == form[2][0][1]:
             return _char(form[2][0][0])
         return _flat(form[2], form[1])
-    _, i, excluded, included, ascii_part = form
-    text = bases[i]  # read for non-ASCII characters only
+    _, i, excluded, included, ascii_part, exact = form
+    text = bases[i]  # read for non-ASCII characters only, unless it is right everywhere
+    if exact:
+        return text
     if excluded:
         text = f"(?!{_member(excluded)}){text}"
     if included:
