@@ -52,8 +52,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 PY_DIALECT = "(?py)"
-MAX_REWRITTEN = 2_000_000  # characters of a (?py) pattern once written out for the regex module (E122)
-FORMAT = 3
+MAX_REWRITTEN = 250_000  # characters of a (?py) pattern once written out for the regex module (E122)
+FORMAT = 4
 SAVE_EVERY = 2.0  # seconds between two writes of the kept sets
 
 _LITERAL, _NOT_LITERAL, _ANY, _IN, _AT = _c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.AT
@@ -84,13 +84,18 @@ def python_re_pattern(pattern: str, loc: Loc | None = None) -> str:
     as Python's `re` of this interpreter reads it: parsed by `re`'s own parser, written out again
     with `re`'s sets of code points wherever the `regex` module's reading differs (module docstring).
     A pattern `re` refuses is a RulesetError (E120); one that would be written out too long, E122."""
+    from rulekit.core.regex import MAX_EXPANSION, expanded_size
+
     tree, aliases = _parse(pattern, loc)
     out = _Writer(tree.state, aliases, loc).pattern(tree)
     TABLES.save()
-    if len(out) > MAX_REWRITTEN:
-        raise RulesetError(f"(?py) regex `{_shorten(pattern)}` is {len(out):,} characters long once its classes are "
-                           f"written out for the regex module; the limit is {MAX_REWRITTEN:,}", loc,
-                           help="each \\w, \\b or set under (?py) becomes an explicit class; use fewer of them",
+    size = expanded_size(out) if len(out) <= MAX_REWRITTEN else 0
+    if len(out) > MAX_REWRITTEN or size > MAX_EXPANSION:
+        what = f"{len(out):,} characters long" if not size else f"about {size:,} items long with its repetitions"
+        limit = f"{MAX_REWRITTEN:,} characters" if not size else f"{MAX_EXPANSION:,} items"
+        raise RulesetError(f"(?py) regex `{_shorten(pattern)}` is {what} once its classes are written out for the "
+                           f"regex module; the limit is {limit}", loc,
+                           help="each \\w, \\d, \\b or set under (?py) becomes an explicit class; use fewer of them",
                            code="E122")
     return out
 
@@ -178,16 +183,37 @@ def _flat(ranges, negate: bool = False) -> str:
     return f"[{'^' if negate else ''}{_items(ranges)}]"
 
 
-def _member(ranges) -> str:
-    """One character of the ranges, consumed. A long list is split in two at the widest gap of its middle
-    half, recursively (a balanced tree), each part behind a guard on its own span, so a character in
-    none of them (most text) costs a few comparisons, not one per range."""
-    n = len(ranges)
-    if n <= _SMALL:
-        return _flat(ranges)
-    cut = max(range(max(1, n // 4), max(2, 3 * n // 4 + 1)), key=lambda i: ranges[i][0] - ranges[i - 1][1])
-    parts = (ranges[:cut], ranges[cut:])
-    return "(?:" + "|".join(f"(?=[{_char(p[0][0])}-{_char(p[-1][1])}]){_member(p)}" for p in parts) + ")"
+def _merged(ranges, keep) -> list[tuple[int, int]]:
+    """`ranges` joined across the gaps between them that `keep` says may be joined (a correction may
+    also cover characters it makes no difference to): fewer ranges, which the regex module compiles
+    slowly (~0.05 ms each)."""
+    out: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if out and (a <= out[-1][1] + 1 or keep(out[-1][1] + 1, a - 1)):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+class _Lookup:
+    """Whether a span of code points holds any / only code points of a sorted list of ranges."""
+
+    def __init__(self, ranges) -> None:
+        self.ranges = ranges
+        self.starts = [a for a, _ in ranges]
+
+    def any(self, a: int, b: int) -> bool:
+        import bisect
+
+        i = bisect.bisect_right(self.starts, b) - 1
+        return i >= 0 and self.ranges[i][1] >= a
+
+    def all(self, a: int, b: int) -> bool:
+        import bisect
+
+        i = bisect.bisect_right(self.starts, a) - 1
+        return i >= 0 and self.ranges[i][1] >= b
 
 
 def _complement(ranges) -> list[tuple[int, int]]:
@@ -363,10 +389,11 @@ class _Writer:
             return "\\Z"
         if code is _c.AT_BOUNDARY or code is _c.AT_NON_BOUNDARY:
             w = TABLES.expression(r"[\w]", flags & _A, _set_bases([(_CATEGORY, _c.CATEGORY_WORD)], flags & _A))
+            # a conditional on the character before: W three times, not four (each copy costs compile time)
             if code is _c.AT_BOUNDARY:
-                return f"(?:(?<={w})(?!{w})|(?<!{w})(?={w}))"
+                return f"(?(?<={w})(?!{w})|(?={w}))"
             empty = "(?!\\A\\Z)" if not TABLES.non_boundary_on_empty(flags & _A) else ""
-            return f"(?:(?<={w})(?={w})|(?<!{w})(?!{w}){empty})"
+            return f"(?(?<={w})(?={w})|(?!{w}){empty})"
         raise RulesetError(f"(?py): Python's re gives the anchor `{code}` here, which rulekit cannot write for the "
                            "regex module", self.loc, code="E120")
 
@@ -500,10 +527,13 @@ class _Tables:
         if size <= _SMALL:
             return best
         ascii_part = _minus(exact, [(0x80, _MAX_UNICODE)])
+        accepted = _Lookup(exact)
         for i, base in enumerate(bases):
             got_all = self.regex_accepted(base)
             got = _minus(got_all, [(0, 0x7F)])
-            excluded, included = _minus(got, exact), _minus(_minus(exact, [(0, 0x7F)]), got)
+            # the excluded may also cover what re does not accept, the included what it does
+            excluded = _merged(_minus(got, exact), lambda a, b: not accepted.any(a, b))
+            included = _merged(_minus(_minus(exact, [(0, 0x7F)]), got), lambda a, b: accepted.all(a, b))
             if len(excluded) + len(included) + 1 < size:
                 best = ["base", i, excluded, included, ascii_part, got_all == exact]
                 size = len(excluded) + len(included) + 1
@@ -609,9 +639,9 @@ def _written(form: list, bases: tuple[str, ...]) -> str:
     if exact:
         return text
     if excluded:
-        text = f"(?!{_member(excluded)}){text}"
+        text = f"(?!{_flat(excluded)}){text}"
     if included:
-        text = f"{text}|{_member(included)}"
+        text = f"{text}|{_flat(included)}"
     text = f"(?![\\x00-\\x7f])(?:{text})"
     if ascii_part:  # most text is ASCII: one set decides it, no lookaround
         text = f"{_flat(ascii_part)}|{text}"
