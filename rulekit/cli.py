@@ -17,20 +17,35 @@ from rulekit.core.errors import ErrorGroup, RulekitError, UsageError
 @functools.lru_cache(maxsize=1)
 def _err():
     """stderr's console, made on first use: rich is imported only by a command that prints (~15 ms of
-    start-up otherwise). markup=False: names, ids and texts come from rulesets and input files, so
-    `[bold]` or `[/]` in them is text to show, never styling to apply (styles are rich Text objects)."""
-    from rich.console import Console
+    start-up otherwise). Names, ids and texts come from rulesets and input files, so it is a
+    `core.terminal.safe_console`: `[bold]` or `:x:` in them is text to show, never styling or an emoji
+    (styles are rich Text objects), and control sequences and bidi overrides show as escapes."""
+    from rulekit.core.terminal import safe_console
 
-    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
+    return safe_console(stderr=True, soft_wrap=True)
 
 
 def _out():
-    from rich.console import Console
+    from rulekit.core.terminal import safe_console
 
-    console = Console(highlight=False, soft_wrap=False, markup=False)
+    console = safe_console(soft_wrap=False)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=False, width=200, markup=False)
+        console = safe_console(soft_wrap=False, width=200)
     return console
+
+
+def _echo(text: str, nl: bool = True) -> None:
+    """`click.echo` of text that holds names, ids or replies from files: through `core.terminal.safe`."""
+    from rulekit.core.terminal import safe
+
+    click.echo(safe(text), nl=nl)
+
+
+def _echo_json(text: str, nl: bool = True) -> None:
+    """`click.echo` of JSON that holds names, ids or replies from files: `core.terminal.json_safe`."""
+    from rulekit.core.terminal import json_safe
+
+    click.echo(json_safe(text), nl=nl)
 
 
 class _LazyOut:
@@ -209,12 +224,16 @@ _input_options = [
                  help="Replies longer than this are not decided (outcome error)."),
     click.option("--strict", is_flag=True,
                  help="Make input and run warnings (W310-W320: repeated ids, missing golds or options, ...) errors."),
+    click.option("--count-unreadable", is_flag=True,
+                 help="Count records a ruleset cannot read (outcome unreadable: multiple-choice without options) "
+                      "in n and accuracy, as wrong; by default they are left out, and the report says how many."),
 ]
 
 
 def input_options(fn):
-    """INPUT... (default: the bundled sample), --field, --seed, --max-chars and --strict; warnings are
-    collected from the start of the command (strict: raised as errors) and printed on stderr at its end."""
+    """INPUT... (default: the bundled sample), --field, --seed, --max-chars, --strict, --count-unreadable;
+    warnings are collected from the start of the command (strict: raised as errors) and printed on stderr at
+    its end."""
     @functools.wraps(fn)
     def wrapper(*args, strict: bool = False, **kwargs):
         from rulekit.core.errors import WARNINGS
@@ -267,7 +286,7 @@ def _progress(enabled: bool, sized: bool):
               help="Worker processes (default 0: one per CPU). Inputs under 4 MB, gzip/stdin/non-JSONL input "
                    "and judge rulesets run in one process.")
 @user_errors
-def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers, by, **judge):
+def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output_dir, fmt, workers, by, **judge):
     """Score model outputs with one or more rulesets (no INPUT: the bundled sample)."""
     import time
 
@@ -307,29 +326,30 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
         else:
             progress.update(task, completed=read if read is not None else position.bytes_read(), records=done, rate=rate)
     try:
+        by_fields = [f.strip() for f in by.split(",") if f.strip()] if by else []
         if judged:  # `records` holds the prefetched judge replies' input
             results = evaluate(loaded, records, seed=seed, output_dir=output_dir, on_progress=on_progress,
-                               max_chars=max_chars)
+                               max_chars=max_chars, count_unreadable=count_unreadable, compare_by=by_fields)
         else:
             if workers > 1 and (why := why_sequential(loaded, paths)):
                 _err().print(f"note: --workers {workers} ignored, one process: {why}", markup=False)
             results = evaluate_files(loaded, paths, field_map, seed=seed, output_dir=output_dir,
                                      on_progress=on_progress, max_chars=max_chars, workers=workers,
-                                     position=position)
+                                     position=position, count_unreadable=count_unreadable, compare_by=by_fields)
     finally:
         if progress is not None:
             progress.stop()
     band = None
-    if len(results) > 1:
-        from rulekit.report.diff import extraction_band
-        band = extraction_band(results, seed if seed is not None else 0)
+    if len(results) > 1:  # every cross-ruleset number on the records all of them scored (rulekit.report.joint)
+        from rulekit.report.joint import compare
+        band = compare(results, seed if seed is not None else 0)
     if fmt == "html":
         import orjson
 
         from rulekit.report.html import eval_page
-        from rulekit.report.table import results_json
+        from rulekit.report.table import report_extra, results_json
 
-        click.echo(eval_page(results, orjson.loads(results_json(results, {"band": band} if band else None))), nl=False)
+        _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band)))), nl=False)
         return
     print_results(results, fmt, _LazyOut(), band)
 
@@ -342,7 +362,7 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, output_dir, fmt, workers
 @click.option("--show", type=int, default=None, help="Example replies shown per flip group (default 2; html: 200, "
               "each expandable with both sides' matched spans).")
 @user_errors
-def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
+def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
     from rulekit.report.diff import diff_results, render_diff
     from rulekit.run.evaluate import evaluate
@@ -350,7 +370,8 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     loaded = _load(rulesets)
-    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True)
+    results = evaluate(loaded, _records(inputs, fields), seed=seed, max_chars=max_chars, keep=True,
+                       count_unreadable=count_unreadable)
     if show is None:
         show = 200 if fmt == "html" else 2
     report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
@@ -361,7 +382,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, fmt, show):
         from rulekit.report.html import diff_page
 
         data = orjson.loads(orjson.dumps(public(report), option=orjson.OPT_NON_STR_KEYS))  # what --format json prints
-        click.echo(diff_page(report, data), nl=False)
+        _echo_json(diff_page(report, data), nl=False)
         return
     render_diff(report, fmt, _out())
 
@@ -388,7 +409,7 @@ def check(files):
         any_warnings = any_warnings or bool(warnings)
         for w in warnings:
             _err().print(w.render().replace("error[", "warning[", 1), markup=False)
-        click.echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
+        _echo(f"{name}: ok" + (f" ({len(warnings)} warning(s))" if warnings else ""))
     if problems:
         click.get_current_context().exit(2)
     if any_warnings:
@@ -490,15 +511,15 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
     rulesets = _load((ruleset,) + ((other,) if other else ()))
     decisions = [explain_record(rs, record, seed) for rs in rulesets]
     if fmt == "json":
-        payload = [explain_json(rs, record, d) for rs, d in zip(rulesets, decisions)]
-        click.echo(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
+        payload = [explain_json(rs, record, d, seed) for rs, d in zip(rulesets, decisions)]
+        _echo_json(orjson.dumps(payload[0] if len(payload) == 1 else {"a": payload[0], "b": payload[1]},
                                 option=orjson.OPT_INDENT_2).decode())
         return
     console = _out()
     if other:
-        side_by_side(console, (rulesets[0], record, decisions[0]), (rulesets[1], record, decisions[1]))
+        side_by_side(console, (rulesets[0], record, decisions[0]), (rulesets[1], record, decisions[1]), seed)
         return
-    render_explain(console, rulesets[0], record, decisions[0])
+    render_explain(console, rulesets[0], record, decisions[0], seed)
 
 
 @main.command()
@@ -525,7 +546,7 @@ def test(rulesets, case_files):
             total += 1
             if res.problems:
                 failed += 1
-                click.echo(f"FAIL {label} example {res.number} ({res.example.response[:50]!r}): " + "; ".join(res.problems))
+                _echo(f"FAIL {label} example {res.number} ({res.example.response[:50]!r}): " + "; ".join(res.problems))
     click.echo(f"{total - failed} passed, {failed} failed")
     if failed:
         click.get_current_context().exit(1)
@@ -552,13 +573,13 @@ def reproduce(paths, fmt):
     if not rows:
         notes = notes + ["nothing to reproduce: no `<model>_<dataset>_acc.csv` with its prediction file was found"]
     if fmt == "json":
-        click.echo(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
+        _echo_json(json.dumps(as_json(rows, notes), indent=2, ensure_ascii=False))
     elif fmt == "html":
         from rulekit.report.html import reproduce_page
 
-        click.echo(reproduce_page(rows, notes, json.loads(json.dumps(as_json(rows, notes)))), nl=False)
+        _echo_json(reproduce_page(rows, notes, json.loads(json.dumps(as_json(rows, notes)))), nl=False)
     elif fmt == "markdown":
-        click.echo(render_markdown(rows, notes), nl=False)
+        _echo(render_markdown(rows, notes), nl=False)
     else:
         render_table(rows, notes, _out())
     click.get_current_context().exit(exit_code(rows))

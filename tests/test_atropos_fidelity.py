@@ -24,10 +24,24 @@ from rulekit.core.records import Record
 
 HERE = Path(__file__).parent / "fidelity" / "atropos"
 
-# ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
-# and the environment's count of valid letters: (at least, when the item has no options)
-VALID = {"atropos-mmvp": (2, 2), "atropos-mmmu": (0, 4), "atropos-mmmu-pro": (0, 10), "atropos-ai2d": (0, 4),
-         "atropos-seedbench2-plus": (0, 4)}
+# The environment's count of valid letters (`ascii_uppercase[:num_choices]`): (which options count — every one,
+# or the non-blank strings among the first k letters —, at least, when the item has no options)
+VALID = {"atropos-mmstar": ("non-blank", "ABCDEF", 4, 4), "atropos-blink": ("non-blank", "ABCDEF", 4, 4),
+         "atropos-mmt-bench": ("non-blank", "ABCDEFGH", 4, 4), "atropos-mmvp": ("non-blank", "ABCD", 2, 2),
+         "atropos-mmbench": ("all", ascii_uppercase, 4, 4), "atropos-mmmu": ("all", None, 0, 4),
+         "atropos-mmmu-pro": ("all", None, 0, 10), "atropos-ai2d": ("all", None, 0, 4),
+         "atropos-seedbench2-plus": ("all", None, 0, 4)}
+
+
+def valid_letters(ruleset: str, choices: dict | None) -> str:
+    """The letters the original environment accepts for an item with these options (mmstar_environment.py:111-119,
+    mmbench_environment.py:120-128, ai2d_environment.py:130, mmmu_environment.py:161, ...)."""
+    count, among, at_least, if_none = VALID.get(ruleset, ("all", None, 4, 4))
+    if not choices:
+        return ascii_uppercase[:if_none]
+    n = sum(1 for letter, text in choices.items() if (among is None or letter in among)
+            and (count == "all" or (isinstance(text, str) and text.strip())))
+    return ascii_uppercase[:max(n, at_least)]
 
 
 def gold_as_index(r: dict) -> dict:
@@ -40,6 +54,7 @@ def gold_as_index(r: dict) -> dict:
     return r
 
 
+# ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
 CASES = {
     "atropos-mmstar": [("labels.mmstar.mcq_le6", "corpus", 6), ("labels.mmstar.edge_mcq", "edge_mcq", None),
                        ("labels.mmstar.edge_unicode_mcq", "edge_unicode_mcq", 6)],
@@ -117,9 +132,7 @@ def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
                     wrong.append((label["id"], label["preds"], label["method"], d.pred, d.step))
             else:
                 seed_dependent += 1
-                at_least, if_none = VALID.get(ruleset, (4, 4))
-                n = len(data.get("choices") or {})
-                valid = ascii_uppercase[:max(n, at_least) if n else if_none]
+                valid = valid_letters(ruleset, data.get("choices"))
                 present = {letter for letter in valid if letter in data["response"].upper()}
                 if d.step != "last-resort" or d.pred not in set(label["preds"]) | present:
                     wrong.append((label["id"], label["preds"], "seed-dependent", d.pred, d.step))
@@ -203,7 +216,7 @@ CANONICAL = {"atropos-logicvista": lambda p: "".join(sorted(set(c for c in p if 
 def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     """Same prediction (where the environment extracts one) and same correct. OCRBench: the original
     eval()s a gold string and then calls .lower() on it, so a numeric gold ("42") raises and the item
-    scores 0; those records are counted, not compared (benchmarks/seed_suite.md)."""
+    scores 0 (labels marked `raised`): the ruleset must not score those right."""
     bench = ruleset.split("-", 1)[1]
     if not _labelled_here(source):
         pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
@@ -220,11 +233,13 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     evaluator = Evaluator(load_ruleset(ruleset), 0)
     wrong, raised = [], 0
     for label in labels:
-        if label.get("raised"):
-            raised += 1
-            continue
         data = make(raw[label["id"]])
         d = evaluator.decide(record_from_dict(data))
+        if label.get("raised"):
+            raised += 1
+            if d.correct:
+                wrong.append((label["id"], "the original raises", label["correct"], d.pred, d.correct, d.step))
+            continue
         if not data["response"]:
             ok = not d.correct
         else:
@@ -465,3 +480,81 @@ def _count_records(corpus: dict) -> list[dict]:
         out.append({**r, "question_type": "open",
                     "answer": g if g.strip().lstrip("-").isdigit() else str(rng.randint(0, 12))})
     return out
+
+
+# ====================================================================== hostile replies (issue 29)
+# Every environment of the seed suite on generated hostile records (tests/hostile.py, made per environment by
+# harness/hostile_sets.py): markdown, Unicode look-alikes, long chains of thought, repetition loops up to 64k
+# characters, blank replies, <think> blocks, <answer> tags, \boxed{}, odd golds. Labelled by the original
+# environments run unchanged under PYTHONHASHSEED 0-5 (harness/build.py): `hostile_<env>.jsonl.gz` holds the
+# records, `labels.<env>.hostile.jsonl.gz` what the original decided.
+HOSTILE_ENVS = ["ai2d", "blink", "chartqa", "charxiv", "countbench", "docvqa", "dynamath", "hallusionbench", "infovqa",
+                "logicvista", "mathverse", "mathvision", "mathvista", "mmbench", "mmmu", "mmmu_pro", "mmstar", "mmt_bench",
+                "mmvet", "mmvp", "ocrbench", "pope", "realworldqa", "seedbench2_plus", "visulogic", "vlmblind", "wemath"]
+MCQ_ENVS = {"ai2d", "blink", "mmbench", "mmmu", "mmmu_pro", "mmstar", "mmt_bench", "mmvp", "seedbench2_plus"}
+# The original's own prediction is a slice of the reply (no extraction): only `correct` (and the score) is compared.
+NO_PREDICTION = {"ocrbench", "countbench", "mmvet", "charxiv"}
+SCORED = {"mmvet": "accuracy", "charxiv": "score", "docvqa": "anls", "infovqa": "anls"}
+
+
+def _hostile_shown(env: str, d, data: dict):
+    """Our decision's prediction as the environment writes its own (None: nothing to compare)."""
+    if env in NO_PREDICTION:
+        return None
+    if env == "vlmblind":
+        return {"braced": lambda p: p.strip().lower(),
+                "gold-in-reply": lambda p: p.lower().strip()[:50]}.get(d.step, lambda p: p)(d.pred or "")
+    if env == "dynamath":
+        return _dynamath_shown(d, (data.get("meta") or {}).get("answer_type"))
+    if env in ("mathvista", "mathvision"):
+        return _math_shown(d, data["response"])
+    pred = CANONICAL.get(f"atropos-{env}", lambda p: p)(d.pred)
+    return "" if pred is None and env in ("realworldqa", "visulogic", "wemath", "logicvista") else pred
+
+
+def hostile_disagreements(env: str) -> tuple[list, int]:
+    """(the hostile records of `env` where the ruleset and the original differ, records compared). A record
+    differs when its correct differs, its score differs (MMVet, CharXiv, DocVQA, InfoVQA), or its prediction
+    differs from the one the original wrote; where the original's letter depends on the hash seed (the MCQ
+    last resort), any letter it can give there is accepted. An original that raised on the record (its error
+    row, accuracy 0) only asks that the ruleset does not score it right."""
+    ruleset = "atropos-" + env.replace("_", "-")
+    records = {r["id"]: r for r in _jsonl_gz(f"hostile_{env}")}
+    labels = _jsonl_gz(f"labels.{env}.hostile")
+    evaluator = Evaluator(load_ruleset(ruleset), 0)
+    wrong = []
+    for label in labels:
+        data = records[label["id"]]
+        d = evaluator.decide(record_from_dict(data))
+        why = None
+        if label.get("error") or not data["response"]:  # the original's error row: accuracy 0, no prediction
+            if d.correct:
+                why = f"original: error row {label.get('error')}"
+        elif len(label["correct"]) > 1 and env not in MCQ_ENVS:
+            why = "seed-dependent label outside the MCQ last resort"
+        elif env in MCQ_ENVS and len(label["preds"]) > 1:
+            valid = valid_letters(ruleset, data.get("choices"))
+            present = {letter for letter in valid if letter in data["response"].upper()}
+            if d.step != "last-resort" or d.pred not in set(label["preds"]) | present:
+                why = "seed-dependent"
+        elif bool(d.correct) != (label["accuracy"][0] == 1.0):
+            why = "correct"  # the item's accuracy (CharXiv's, MMVet's and WeMath's samples carry no `correct`)
+        elif env in SCORED and abs((d.score or 0.0) - (label.get(SCORED[env]) or [0.0])[0]) > 1e-9:
+            why = "score"
+        else:
+            shown = _hostile_shown(env, d, data)
+            if env not in NO_PREDICTION and shown != label["preds"][0]:
+                why = "prediction"
+        if why:
+            wrong.append((label["id"], why, label["preds"], label["correct"], d.pred, d.correct, d.step, d.outcome,
+                          d.message[:160]))
+    return wrong, len(labels)
+
+
+@pytest.mark.parametrize("env", HOSTILE_ENVS)
+def test_atropos_ruleset_decides_hostile_replies_as_the_original(env):
+    """Issue 29: the atropos-* ruleset of each environment decides every generated hostile record as the
+    original environment did."""
+    wrong, n = hostile_disagreements(env)
+    assert n >= 300
+    assert wrong == [], f"{len(wrong)} of {n} differ: {wrong[:5]}"

@@ -32,7 +32,7 @@ def test_eval_json_contract():
     [entry] = payload["results"]
     assert entry["ruleset"] == "lmms-eval" and entry["n"] == 400
     assert 0 <= entry["metrics"]["accuracy"] <= 1 and 0 <= entry["metrics"]["expected_accuracy"] <= 1
-    assert set(entry["outcomes"]) == {"rule", "judge", "fallback", "abstain", "unresolved", "error"}
+    assert set(entry["outcomes"]) == {"rule", "judge", "fallback", "abstain", "unresolved", "error", "unreadable"}
     assert sum(entry["outcomes"].values()) == entry["n"]
     assert len(entry["fingerprint"]) == 12 and entry["seed"] == 0
 

@@ -9,6 +9,7 @@ import pytest
 from lark import Lark
 from lark.exceptions import UnexpectedInput
 
+from rulekit.core.cachefiles import seal, unseal
 from rulekit.core.resources import builtin_rulesets, resource_dir
 from rulekit.engine.compiler import load_ruleset
 from rulekit.language import expr
@@ -44,7 +45,7 @@ def test_tables_come_from_the_wheel_or_from_the_one_build_kept(fresh_parser):
         assert first.source_path == "<deserialized>" and kept == []
     else:  # e.g. the [vllm] extra pins another lark
         assert first.source_path != "<deserialized>" and len(kept) == 1
-        assert kept[0].read_text(encoding="utf-8").startswith(f"{expr._tables_header(GRAMMAR)}\n")
+        assert kept[0].read_bytes().startswith(f"{expr._tables_header(GRAMMAR)}\n".encode())
     expr._parser.cache_clear()
     assert expr._parser().source_path == "<deserialized>"
 
@@ -52,13 +53,28 @@ def test_tables_come_from_the_wheel_or_from_the_one_build_kept(fresh_parser):
 def test_damaged_kept_tables_are_not_used(fresh_parser, monkeypatch):
     """Kept tables are untrusted: a file that is not a literal (here, code) or does not load is rebuilt."""
     header = expr._tables_header(GRAMMAR)
-    kept = expr._kept_tables(header)
-    kept.parent.mkdir(parents=True)
-    kept.write_text(header + "\n__import__('os').system('touch PWNED')\n", encoding="utf-8")
+    kept, key = expr._kept_tables(header)
+    kept.write_bytes(seal(f"{header}\n__import__('os').system('touch PWNED')\n".encode(), key))
     monkeypatch.setattr(expr, "_TABLES", "no-such-file.tables")  # the kept file is the only one there
     assert expr._parser().source_path != "<deserialized>"
     assert not (fresh_parser.parent.parent / "PWNED").exists()
     assert kept.read_text(encoding="utf-8").startswith(header + "\n{")  # rewritten from the build
+    expr._parser.cache_clear()
+    assert expr._parser().source_path == "<deserialized>"
+
+
+def test_kept_tables_not_sealed_with_the_users_key_are_not_used(fresh_parser, monkeypatch):
+    """Kept tables change how every condition parses: a file there that this user's rulekit did not write
+    (well-formed tables without the HMAC of the user's key, or sealed with another key) is never loaded."""
+    header = expr._tables_header(GRAMMAR)
+    kept, key = expr._kept_tables(header)
+    text = expr._tables_text(Lark(GRAMMAR, **expr._PARSER_OPTIONS), header).encode()
+    monkeypatch.setattr(expr, "_TABLES", "no-such-file.tables")
+    for forged in (text, seal(text, b"k" * 32)):
+        kept.write_bytes(forged)
+        expr._parser.cache_clear()
+        assert expr._parser().source_path != "<deserialized>", "tables without the user's seal were loaded"
+        assert unseal(kept.read_bytes(), key).startswith(header.encode() + b"\n{")  # rebuilt, and sealed
     expr._parser.cache_clear()
     assert expr._parser().source_path == "<deserialized>"
 

@@ -243,6 +243,10 @@ def gens(hint=st.text(max_size=8)):
 # ====================================================================== 1. records
 def _letters(ruleset: CompiledRuleset, record: Record) -> set:
     section = ruleset.sections[record.question_type]
+    if section.letters_count is not None:  # `letters-count`: the first N letters of the alphabet
+        from rulekit.core.options import counted_letters
+
+        return set(counted_letters(record.choices, *section.letters_count))
     letters = set(record.choices) if record.choices else set(section.letters_if_missing)
     for code in range(ord("A"), ord("Z") + 1):  # `letters-at-least` pads with the first missing letters
         if len(letters) >= section.letters_at_least:
@@ -284,6 +288,10 @@ def check_decision(ruleset: CompiledRuleset, record: Record, d, trace: bool, bui
         assert d.pred is not None
     if d.outcome == "error":
         assert d.correct is None and d.pred is None and d.message
+    if d.outcome == "unreadable":  # decided before any step: a multiple-choice record the section cannot read
+        section = ruleset.sections[record.question_type]
+        assert record.question_type == "multiple-choice" and not record.choices and section.needs_options
+        assert d.correct is None and d.pred is None and d.step is None and not d.trace
     if d.outcome == "fallback" and d.step == "random-option":
         letters = _fallback_letters(ruleset, record)
         assert d.pred in letters
@@ -702,6 +710,14 @@ class RulesetGen(CondGen):
             "judged": lambda: {"judged": self.v([{}], [{"judge": True}])},  # no judge here: unresolved
             "numbers-near": lambda: {"numbers-near": self.options({"within": lambda: self.v([0.01, 1, 1e9], [0, -1])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
+            "python-gold": lambda: {"python-gold": {
+                "compare": self.v([self.compare(depth=1)], [[]]),
+                **self.options({"read": lambda: self.v(["as-is", "str", "str-or-list", "literal"], ["eval"]),
+                                "names": lambda: self.v([{"response": "reply"}, {"x": "object", "answers": "gold"}],
+                                                        [{"x": "pred"}, ["x"]]),
+                                "builtins": lambda: self.v([True, False], ["all"]),
+                                "falsy": lambda: self.v(["compare", "wrong"], ["maybe"]),
+                                "not-text": lambda: self.v(["compare", "wrong"], ["raise"])})}},
             "int-equal": lambda: {"int-equal": self.options({"otherwise": lambda: self.v(["wrong"], ["judge?"]),
                                                              "via-float": lambda: self.v([True, False], ["yes please"])})},
             "arithmetic": lambda: {"arithmetic": self.options({"within": lambda: self.v([None, 1e-6, 0.5], [0, -1]),
@@ -711,6 +727,7 @@ class RulesetGen(CondGen):
                                                                "difference": lambda: self.v(["float", "abs"], ["max"])})},
             "float-equal": lambda: {"float-equal": self.options({"falsy": lambda: self.v(["correct"], ["maybe"]),
                                                                  "within": lambda: self.v([0.01, 1.0], [0, -1]),
+                                                                 "within-decimals": lambda: self.v(["precision", "p"], [""]),
                                                                  "edge": lambda: self.v(["exclusive", "inclusive"], ["open"]),
                                                                  "symbols": lambda: self.v([{"π": 3.141592653589793}, {"": 2.0, "x": -1e308}],
                                                                                            [{"π": "pi"}, ["π"]])})},
@@ -729,6 +746,7 @@ class RulesetGen(CondGen):
             makers.pop("any-of")
             makers.pop("or-judge")
             makers.pop("tiers")
+            makers.pop("python-gold")
         return makers[self.pick(sorted(makers))]()
 
     def normalize(self):
@@ -745,6 +763,11 @@ class RulesetGen(CondGen):
                 "normalize": lambda: self.maybe(self.normalize),
                 "letters-if-missing": lambda: self.maybe(lambda: self.some(lambda: self.pick(["A", "B", "C", "D", "Z", "1"]), 4)),
                 "letters-at-least": lambda: self.maybe(lambda: self.v([0, 2, 4, 10], [-1, 27])),
+                "letters-count": lambda: self.maybe(lambda: self.options({
+                    "count": lambda: self.v(["all", "non-blank"], ["some"]),
+                    "among": lambda: self.v(["ABCDEF", "AB", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"], ["abc", ""]),
+                    "at-least": lambda: self.v([0, 2, 4], [27]), "if-none": lambda: self.v([4, 10, None], [-1])})),
+                "needs-options": lambda: self.maybe(lambda: self.v([True, False], ["often", 2])),
                 "from": lambda: self.v(["lmms-eval", "mmmu"] + (["vlmevalkit", "vlmevalkit@v1"] if name == "multiple-choice" else []),
                                        sorted(BUILTINS) + ["nope", "lmms"])}
         sec = {k: spec[k]() for k in spec if self.chance(0.1 if k == "from" else 0.4)}

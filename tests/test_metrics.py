@@ -59,7 +59,7 @@ def test_outcome_counts_has_every_key():
     counts = outcome_counts([dec(0, True), dec(1, None, outcome="abstain"), dec(2, True)])
     assert list(counts) == list(OUTCOMES)
     assert counts == {"rule": 2, "judge": 0, "fallback": 0, "abstain": 1, "unresolved": 0,
-                      "error": 0}
+                      "error": 0, "unreadable": 0}
     assert outcome_counts([]) == {o: 0 for o in OUTCOMES}
 
 

@@ -12,7 +12,7 @@ import unicodedata
 import pytest
 import regex
 
-from rulekit.core import pydialect
+from rulekit.core import cachefiles, pydialect
 from rulekit.core.errors import RulesetError
 from rulekit.core.pydialect import TABLES, _program, _written, python_re_pattern
 from rulekit.core.regex import compile_regex
@@ -176,9 +176,50 @@ def test_a_group_name_used_twice_is_the_regex_module_s_shared_group():
     assert [m.group("answer") for m in ours.finditer("(b) then ı c")] == ["b", "c"]
 
 
+# ---------------------------------------------------------------- what the linear rewrites use
+@pytest.mark.parametrize("pattern, text", [
+    (r"(?i)\s*+:\s*+(\w)", " \x1c : \x1dB"),                   # possessive quantifiers (re has them since 3.11)
+    (r"(?>\d+)\d", "123"),                                     # an atomic group gives nothing back
+    (r"(?i)(?>[a-k]+)\b", "K\u212aı x"),
+    (r"\s++x|\s", " \x1c\x1fy"),
+])
+def test_possessive_and_atomic_as_python_re(pattern, text):
+    if sys.version_info < (3, 11):
+        pytest.skip("Python's re reads possessive quantifiers and atomic groups from 3.11")
+    ours = compile_regex("(?py)" + pattern, None)
+    assert ours.findall(text) == re.findall(pattern, text)
+
+
+@pytest.mark.parametrize("pattern, text, found", [
+    (r"\{(?:(?P<answer>.*?)\}|.*+(*SKIP)(*F))", "{a} {b {c}", ["a", "b {c"]),
+    (r"(?i)\n\s*+(?:(?P<answer>[a-d])\b|(*SKIP)(*FAIL))", "\n \x1cx\n\x1f b", ["b"]),
+    (r"a+(*PRUNE)b|a", "aaac", []),                                 # PRUNE: nothing else is tried at that start
+    (r"(?x) \d+ (*SKIP) x | \d", "12y", []),                        # verbose mode: the verb as re's parser stands on it
+    (r"[(*F)]+|\((*F)", "(*F)", ["(*F)"]),                          # in a set, or after an escaped "(", no verb
+])
+def test_the_regex_module_s_verbs_in_py_patterns(pattern, text, found):
+    """`(*SKIP)`, `(*PRUNE)`, `(*F)`/`(*FAIL)` (the built-in rulesets' linear rewrites end a
+    hopeless search with them): kept as the regex module's verbs; everything around them is re's."""
+    ours = compile_regex("(?py)" + pattern, None)
+    got = [m.group("answer") if "answer" in ours.groupindex else m.group() for m in ours.finditer(text)]
+    assert got == found
+    plain = regex.compile(pattern)  # the regex module's own reading agrees where no class differs
+    if "\\s" not in pattern and "(?i)" not in pattern:
+        assert [m.span() for m in plain.finditer(text)] == [m.span() for m in ours.finditer(text)]
+
+
+def test_a_verb_mark_is_never_the_pattern_s_own_text():
+    """A verb is read as a marked lookbehind while re's parser reads the pattern: the mark is a noncharacter
+    the pattern does not hold, so a pattern's own lookbehind is never taken for a verb."""
+    ours = compile_regex("(?py)a(?<!\ufdd0SKIP)b(*SKIP)c", None)
+    assert "(?<!" in ours.pattern and ours.pattern.count("(*SKIP)") == 1
+    assert ours.search("abc") and not ours.search("a\ufdd0SKIPbc")
+
+
 @pytest.mark.parametrize("pattern, why", [
     (r"(?i)(a)\1", "backreference under IGNORECASE"),
     (r"\p{L}", "bad escape"),
+    (r"a(*COMMIT)b", "nothing to repeat"),  # a verb the regex module does not know either
     (r"(?L)a", "with a str pattern"),
     (r"a{2,1}", "min repeat greater than max repeat"),
 ])
@@ -225,7 +266,8 @@ def test_tables_are_kept_per_interpreter_and_a_bad_file_is_ignored(tmp_path, mon
     first = python_re_pattern(r"(?i)k\d")
     kept = list(tmp_path.glob("rulesets/pydialect-*.json"))
     assert len(kept) == 1 and pydialect.interpreter_key()[:16] in kept[0].name
-    data = json.loads(kept[0].read_text())
+    key = cachefiles.cache_key(tmp_path / "rulesets")
+    data = json.loads(cachefiles.unseal(kept[0].read_bytes(), key))
     assert data["key"] == pydialect.interpreter_key() and "2:k" in data["forms"]
     fresh = pydialect._Tables()
     monkeypatch.setattr(pydialect, "TABLES", fresh)
@@ -234,10 +276,37 @@ def test_tables_are_kept_per_interpreter_and_a_bad_file_is_ignored(tmp_path, mon
     # a poisoned file: ranges out of order, a form of another shape, regex text — ignored, recomputed
     data["forms"]["2:k"] = ["set", False, [[5, 1]]]
     data["forms"]["0:[\\d]"] = ["base", 0, "(?:x)", [], [], False]
-    kept[0].write_text(json.dumps(data))
+    kept[0].write_bytes(cachefiles.seal(json.dumps(data).encode(), key))
     again = pydialect._Tables()
     monkeypatch.setattr(pydialect, "TABLES", again)
     assert python_re_pattern(r"(?i)k\d") == first
+
+
+def test_tables_not_sealed_with_this_user_s_key_are_ignored(tmp_path, monkeypatch):
+    """Like the compiled-ruleset cache's entries: a kept file is read only if this user's rulekit sealed it,
+    so a forged one (the right shape, another set of code points) cannot change what a class accepts."""
+    monkeypatch.setenv("RULEKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(pydialect, "TABLES", pydialect._Tables())
+    first = python_re_pattern(r"(?i)k\d")
+    kept = next(tmp_path.glob("rulesets/pydialect-*.json"))
+    data = json.loads(cachefiles.unseal(kept.read_bytes(), cachefiles.cache_key(tmp_path / "rulesets")))
+    data["forms"]["2:k"] = ["set", False, [[0x61, 0x61]]]  # "k" would read as "a"
+    forged = json.dumps(data).encode()
+    for raw in (forged, cachefiles.seal(forged, b"\0" * cachefiles.KEY_BYTES)):
+        kept.write_bytes(raw)
+        fresh = pydialect._Tables()
+        monkeypatch.setattr(pydialect, "TABLES", fresh)
+        assert python_re_pattern(r"(?i)k\d") == first
+    # a directory other users can write is not used at all: nothing kept, the sets still exact
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv("RULEKIT_CACHE_DIR", str(shared))
+    monkeypatch.setattr(pydialect, "TABLES", pydialect._Tables())
+    (shared / "rulesets").mkdir(mode=0o777)
+    (shared / "rulesets").chmod(0o777)
+    assert python_re_pattern(r"(?i)k\d") == first
+    assert not list(shared.glob("rulesets/pydialect-*.json"))
 
 
 def test_the_interpreter_key_names_this_python_s_unicode():

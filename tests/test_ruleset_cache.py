@@ -13,6 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from rulekit.core import cachefiles
 from rulekit.core.records import Record
 from rulekit.core.resources import builtin_rulesets
 from rulekit.engine.compiler import load_ruleset
@@ -134,10 +135,12 @@ def test_another_interpreter_s_entry_is_a_miss(cache_dir, tmp_path, monkeypatch)
 
 
 def _rewrite(entry: Path, change) -> None:
-    blob = orjson.loads(entry.read_bytes())
+    """Change an entry's body and seal it again with the user's key: what the checks after the seal see
+    (an attacker without the key cannot get this far: test_untrusted_round3.py)."""
+    key = cachefiles.cache_key(entry.parent)
+    blob = orjson.loads(cachefiles.unseal(entry.read_bytes(), key))
     change(blob["body"])
-    blob["checksum"] = C._sha(orjson.dumps(blob["body"], option=orjson.OPT_SORT_KEYS))
-    entry.write_bytes(orjson.dumps(blob))
+    entry.write_bytes(cachefiles.seal(orjson.dumps(blob), key))
 
 
 def _swap_model(body: dict, old: str, new: str) -> None:
@@ -149,7 +152,7 @@ def _swap_model(body: dict, old: str, new: str) -> None:
     "wrong-type", "device-file"])
 def test_a_bad_entry_is_ignored_and_rewritten(tamper, cache_dir, tmp_path):
     """The cache is untrusted input: an entry naming a class outside the vocabulary, a field its model does
-    not have, a condition AST of another shape, a broken checksum or broken JSON is a miss — the ruleset
+    not have, a condition AST of another shape, a broken seal or broken JSON is a miss — the ruleset
     is loaded the long way (same fingerprint and decisions) and the entry written again."""
     path = _copy(tmp_path, "lmms-eval")
     good = load_ruleset(str(path))
@@ -173,9 +176,10 @@ def test_a_bad_entry_is_ignored_and_rewritten(tamper, cache_dir, tmp_path):
     elif tamper == "bad-value":
         _rewrite(entry, lambda body: body["model"]["f"].update({"summary": {"$x": 1}}))
     else:
-        blob = orjson.loads(entry.read_bytes())
+        key = cachefiles.cache_key(entry.parent)
+        blob = orjson.loads(cachefiles.unseal(entry.read_bytes(), key))
         blob["format"] = 99
-        entry.write_bytes(orjson.dumps(blob))
+        entry.write_bytes(cachefiles.seal(orjson.dumps(blob), key))
     if tamper != "wrong-type":  # (that one reads back: it is the compile that refuses it)
         assert C.lookup(str(path))[0] is None
     again = load_ruleset(str(path))

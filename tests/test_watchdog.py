@@ -61,9 +61,9 @@ def test_a_runaway_match_is_stopped_at_its_limit(tmp_path, monkeypatch, watched)
     monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.1)
     rs = load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
     ev = Evaluator(rs)
-    start = time.monotonic()
+    start = time.process_time()  # the watchdog's limits are CPU time: what a loaded machine cannot stretch
     d = ev.decide(Record("1", "multiple-choice", "a" * 40, "A", MC))
-    took = time.monotonic() - start
+    took = time.process_time() - start
     assert d.outcome == "error" and d.reason == "regex time limit in step `evil`"
     assert 0.1 <= took < 1.0
     assert not WATCH.armed  # the record is decided: its timer is disarmed
@@ -78,10 +78,10 @@ def test_a_later_shorter_deadline_of_the_record_is_kept(tmp_path, monkeypatch, w
     monkeypatch.setattr(engine, "RECORD_BUDGET", 0.3)
     rs = load_ruleset(_ruleset(tmp_path, '    - id: quick\n      find: {regex: "(?P<answer>zzz)"}\n'
                                          f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n'))
-    start = time.monotonic()
+    start = time.process_time()
     d = Evaluator(rs).decide(Record("1", "multiple-choice", "a" * 40, "A", MC))
     assert d.outcome == "error" and d.step == "evil" and d.reason == "regex budget in step `evil`"
-    assert time.monotonic() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_an_alarm_between_calls_does_nothing(watched, monkeypatch):
@@ -156,7 +156,7 @@ def test_the_command_line_keeps_the_limits_in_its_workers(tmp_path):
     data = tmp_path / "in.jsonl"
     with data.open("w") as f:
         for i in range(40_000):
-            response = "a" * 40 if i in (0, 20_000) else "B"  # two strikes: no cut-off
+            response = "a" * 40 if i in (0, 20_000) else "B"
             f.write(json.dumps({"id": str(i), "question_type": "multiple-choice", "response": response,
                                 "answer": "A", "choices": MC}) + "\n")
     start = time.monotonic()
@@ -237,3 +237,77 @@ def test_a_reward_batch_runs_watched_and_gives_sigalrm_back(tmp_path, monkeypatc
     batch = Evaluator(rs).decide_batch(["a" * 40], ["A"], [MC])
     assert batch.outcomes == ["error"] and seen == [True, False]
     assert signal.getsignal(signal.SIGALRM) is theirs
+
+
+def test_another_threads_record_never_disarms_the_main_threads_timer(tmp_path, monkeypatch, watched):
+    """Issue 33: a thread that decides a record (and so calls `rest()` at its end) while the main thread
+    is inside a watched regex call must leave the main thread's timer armed: that call is still stopped
+    at its limit. The other thread's record is decided in a SIGUSR1 handler, which the `regex` module
+    runs in the main thread in the middle of its match."""
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 1.0)
+    evil = Evaluator(load_ruleset(_ruleset(tmp_path, f'    - id: evil\n      find: {{regex: "{EVIL}"}}\n')))
+    (tmp_path / "plain.yaml").write_text('ruleset: p\nmultiple-choice:\n  steps:\n'
+                                         '    - id: letter\n      find: {literal: "{letter}"}\n')
+    plain = Evaluator(load_ruleset(str(tmp_path / "plain.yaml")))
+    seen = []
+
+    def other_thread_decides(signum, frame):
+        inside = WATCH.deadline != float("inf")  # the main thread is inside its regex call
+        thread = threading.Thread(target=lambda: seen.append(
+            (inside, plain.decide(Record("b", "multiple-choice", "B", "B", MC)))))
+        thread.start()
+        thread.join()
+
+    old = signal.signal(signal.SIGUSR1, other_thread_decides)
+    try:
+        for _ in range(3):  # on a loaded machine the poke may come too late; it must land inside the call
+            seen.clear()
+            poke = threading.Timer(0.05, signal.pthread_kill, (threading.get_ident(), signal.SIGUSR1))
+            poke.start()
+            d = evil.decide(Record("1", "multiple-choice", "a" * 20, "A", MC))  # ~3-10 s unbounded
+            poke.join()
+            if seen and seen[0][0]:
+                break
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert seen and seen[0][0], "the other thread's record was never decided inside the main thread's call"
+    assert seen[0][1].outcome == "rule" and seen[0][1].step == "letter"
+    assert d.outcome == "error" and d.reason == "regex time limit in step `evil`"
+
+
+def test_a_call_waiting_for_the_processor_keeps_its_limit_in_cpu_time(watched, monkeypatch):
+    """Issue 29: a record's decision must not depend on machine load. The watchdog counts CPU time: a
+    call that used little of the processor is not stopped however long the wall clock ran (here a
+    regex call that sleeps in Python for three times its limit: its CPU time stays far below it)."""
+    monkeypatch.setattr(regex_limits, "REGEX_TIMEOUT", 0.2)
+    monkeypatch.setattr(regex_limits.CLOCK, "left", 2.0)  # as while `decide` runs
+
+    def search(text):  # stands for a match descheduled by a busy machine
+        time.sleep(0.6)
+        return "found"
+    assert regex_limits.timed(search, "abc") == "found"
+    assert regex_limits.CLOCK.left > 1.9  # and the record's budget spent only the CPU time
+
+
+def test_each_thread_has_its_own_record_clock(tmp_path, watched, monkeypatch):
+    """The main thread is inside a record whose regex budget is spent: another thread's regex call
+    outside any record (a metric, a judge prefetch) still runs, and a record another thread decides
+    leaves the main thread's clock where it was (and vice versa)."""
+    monkeypatch.setattr(regex_limits.CLOCK, "left", 0.0)  # the main thread's record: budget spent
+    pattern = regex_limits.compile_regex("b", None)
+    plain = Evaluator(load_ruleset(_ruleset(tmp_path, '    - id: letter\n      find: {regex: "(?P<answer>[AB])"}\n')))
+    out = []
+
+    def elsewhere():
+        out.append(regex_limits.timed(pattern.search, "abc").group())
+        out.append(regex_limits.CLOCK.left)
+        out.append(plain.decide(Record("b", "multiple-choice", "B", "B", MC)).step)
+        out.append(regex_limits.CLOCK.left)
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join(10)
+    assert out == ["b", float("inf"), "letter", float("inf")]
+    assert regex_limits.CLOCK.left == 0.0  # the other thread's record did not reset the main thread's budget
+    with pytest.raises(regex_limits.RegexTimeout):
+        regex_limits.timed(pattern.search, "abc")

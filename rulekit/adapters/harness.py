@@ -35,7 +35,7 @@ from rulekit.adapters import answer_text, decision_score
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, Record
 from rulekit.engine.compiler import load_ruleset
 from rulekit.engine.decide import Evaluator
-from rulekit.readers.jsonl import normalize_choices
+from rulekit.readers.jsonl import LETTERS, normalize_choices
 
 
 def _doc_field(doc: Any, name: str | None) -> Any:
@@ -61,8 +61,11 @@ class RulekitFilter:
         self.options, self.gold, self.id = options, gold, id
 
     def record(self, reply: Any, doc: Any, n: int) -> Record:
-        """The Record rulekit decides for one reply to one doc."""
-        choices = normalize_choices(_doc_field(doc, self.options))
+        """The Record rulekit decides for one reply to one doc: options lettered as the lighteval and Inspect
+        adapters letter them (the first 26, A to Z); a doc whose options cannot be read as a list or a
+        {letter: text} mapping (a plain string, a 5,000-digit integer) is an open question, as a doc without
+        options is — never an exception in the middle of a harness's run."""
+        choices = _options(_doc_field(doc, self.options))
         rid = _doc_field(doc, self.id)
         return Record(str(rid) if rid is not None else str(n), MULTIPLE_CHOICE if choices else OPEN,
                       reply if isinstance(reply, str) else "" if reply is None else str(reply),
@@ -73,9 +76,26 @@ class RulekitFilter:
         return answer_text(self.evaluator.decide(self.record(reply, doc, n)))
 
     def apply(self, resps, docs) -> list:
-        """What a harness filter returns: per instance, its replies replaced by the extracted answers."""
+        """What a harness filter returns: per instance, its replies replaced by the extracted answers. The
+        harnesses pass one doc per instance; a different count is a ValueError (zip would silently drop the
+        instances without a doc, and the harness would score fewer than it ran)."""
+        resps, docs = list(resps), list(docs)
+        if len(resps) != len(docs):
+            raise ValueError(f"rulekit filter: {len(resps)} instances' replies but {len(docs)} docs; "
+                             "a filter is given one doc per instance")
         return [[self.extract(reply, doc, n) for reply in (replies if isinstance(replies, (list, tuple)) else [replies])]
                 for n, (replies, doc) in enumerate(zip(resps, docs))]
+
+
+def _options(value: Any) -> dict[str, str] | None:
+    """A doc's options as {letter: text}: a list lettered A, B, ... (the first 26), a mapping as it is, a
+    string holding either; None when there are none or they cannot be read that way."""
+    if isinstance(value, (list, tuple)):
+        value = list(value)[:len(LETTERS)]  # as the lighteval and Inspect adapters letter a 27th option: not at all
+    try:
+        return normalize_choices(value)
+    except ValueError:
+        return None
 
 
 def filter_fn(ruleset: str = "vlmevalkit", **options: Any) -> Callable[[list, list], list]:

@@ -28,7 +28,7 @@ def to_score(decision) -> Score:
     """An Inspect Score for a rulekit Decision (see the module docstring for the mapping)."""
     meta = {"pred": decision.pred, "outcome": decision.outcome, "step": decision.step}
     answer = None if decision.pred is None else str(decision.pred)
-    if decision.outcome in ("unresolved", "abstain", "error"):
+    if decision.outcome in ("unresolved", "abstain", "error", "unreadable"):
         why = decision.message or decision.reason or {"unresolved": "no step of the ruleset read an answer",
                                                        "abstain": "the ruleset declined to answer"}.get(decision.outcome, "")
         return Score(value=NOANSWER, answer=answer, explanation=f"{decision.outcome}: {why}".rstrip(": "),

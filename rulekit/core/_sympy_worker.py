@@ -7,7 +7,8 @@ time limit and starts a fresh one, so a pathological expression can never hang a
 
 This file imports nothing from rulekit (the worker must start fast and stay small).
 
-Requests are tuples `(op, *args)`; replies are `("ok", value)` or `("err", "Type: message")`:
+Requests are tuples `(op, *args)`; replies are `("ok", value, cpu)`, `("err", "Type: message", cpu)` or
+`("timeout", limit, cpu)`, `cpu` being the CPU seconds the request took:
 
 * `("expr", a, b, spec)` — are two expressions equal? `spec` (a dict) chooses how: `parse`
   (`latex`: `sympy.parsing.latex.parse_latex`, then `sympify`), `standardize` (simplify(expand(
@@ -217,6 +218,7 @@ def serve(conn) -> None:
         except (EOFError, OSError):
             return
         op, limit, args = request[0], request[1], request[2:]
+        started = time.process_time()
         try:
             signal.setitimer(signal.ITIMER_PROF, limit)
             try:
@@ -245,7 +247,7 @@ def serve(conn) -> None:
                 return
             reply = ("err", f"{type(exc).__name__}: {exc}"[:500])
         try:
-            conn.send(reply)
+            conn.send((*reply, time.process_time() - started))  # the CPU seconds it took: the caller's budget
         except (EOFError, OSError):
             return
 

@@ -40,14 +40,18 @@ ERROR_CODES = {
     "E204": "a condition is over the size limits (its length, a number literal's digits)",
     "E300": "an input line or row is malformed or lacks a required field",
     "E301": "an input file is corrupt or truncated (gzip, xlsx, parquet)",
+    "E302": "an input file is over a reader limit (inflated bytes or ratio, line length, rows, columns, cells, "
+            "document or report size, directory depth, image pixels): `RULEKIT_LIMITS` raises it",
     "E400": "a command-line option is malformed (e.g. `--field`)",
     "E401": "an input file does not exist",
     "E402": "`--options` is not LETTER=TEXT,...",
     "E403": "`explain` needs `-r` and either `--id ID INPUT` or `--response`",
     "E404": "`explain --id` names no record of the input",
     "E405": "`diff` needs exactly two rulesets",
-    "E406": "`--output-dir` or a decisions file cannot be written (a file in the way, no permission, a dangling "
-            "symlink, a directory at the target)",
+    "E406": "`--output-dir`, a decisions file or `generate --output` cannot be written (a file in the way, no "
+            "permission, a dangling symlink, a directory at the target; at `--output`, a link or not a file)",
+    "E407": "a judge cache would be written in a directory other users can write (they could plant links where "
+            "SQLite writes)",
     "E500": "an OpenAI-compatible server (the judge, `generate --base-url`) cannot be reached or keeps failing",
     "E501": "`--judge-replay`: a judge reply the run needs is not in the cache",
     "E502": "the judge cache is not a readable SQLite database",
@@ -61,9 +65,10 @@ ERROR_CODES = {
     "W304": "lint: upper-case `{letter}` patterns looked for in lowercased text",
     "W310": "input: a record id appears more than once (each occurrence is scored)",
     "W311": "input: records without a gold answer (scored wrong)",
-    "W312": "input: multiple-choice records without options (no letter can be matched)",
+    "W312": "input: multiple-choice records without options that a chosen ruleset cannot read (outcome "
+            "`unreadable`, left out of its accuracy unless --count-unreadable)",
     "W313": "input: spreadsheet cells holding a formula with no cached value (read as empty)",
-    "W320": "run: a step cut off after repeated regex time-outs (its later records are `error`)",
+    "W320": "run: records stopped by a regex time limit (each one `error`; counted per ruleset and step)",
 }
 
 

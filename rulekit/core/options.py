@@ -70,11 +70,24 @@ def pattern_cache(opts: OptionSet, uses_option_text: bool) -> dict:
     return opts.cache if uses_option_text else opts.shared
 
 
-def option_set(choices: dict[str, str] | None, fallback_letters: tuple = (), at_least: int = 0) -> OptionSet:
+def option_set(choices: dict[str, str] | None, fallback_letters: tuple = (), at_least: int = 0,
+               counted: tuple | None = None) -> OptionSet:
     """The OptionSet of a record's choices (or of the section's `letters-if-missing` when it has
     none), padded to `at_least` letters (the section's `letters-at-least`). Built per record: it is
     cheap (texts are lowercased only when asked), while looking it up in a cache would hash every
-    option text; what steps expand per set of letters is cached by the letters (`pattern_cache`)."""
+    option text; what steps expand per set of letters is cached by the letters (`pattern_cache`).
+    `counted` = (count, among, at_least, if_none), the section's `letters-count`, replaces both:
+    the letters are the first N of the alphabet (`counted_letters`)."""
+    if counted is not None:
+        letters = counted_letters(choices, *counted)
+        if not choices:
+            found = _NO_CHOICES.get(letters)
+            if found is None:
+                found = _NO_CHOICES[letters] = OptionSet(dict.fromkeys(letters, ""), has_text=False)
+            return found
+        if len(letters) == len(choices) and letters == "".join(choices):  # the usual A, B, C, D: as given
+            return OptionSet(choices)
+        return OptionSet({letter: choices.get(letter, "") for letter in letters})
     if choices:
         if len(choices) < at_least:
             choices = {**choices, **{letter: "" for letter in _more_letters(choices, at_least)}}
@@ -98,3 +111,25 @@ def _more_letters(present, at_least: int) -> list[str]:
         if chr(code) not in present:
             out.append(chr(code))
     return out
+
+
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def counted_letters(choices: dict | None, count: str, among: str | None, at_least: int, if_none: int | None
+                    ) -> str:
+    """A section's `letters-count`: the first N letters of the alphabet, as `ascii_uppercase[:N]`,
+    where N counts the record's options — every one (`count: all`) or those whose text is a string
+    with more than whitespace (`non-blank`, Python's `str.strip()`), only under the letters `among`
+    when given — and is at least `at_least`; a record with no options at all gets `if_none`
+    letters (else `at_least`)."""
+    if not choices:
+        return _ALPHABET[:if_none if if_none is not None else at_least]
+    n = 0
+    for letter, text in choices.items():
+        if among is not None and letter not in among:
+            continue
+        if count == "non-blank" and not (isinstance(text, str) and text.strip()):
+            continue
+        n += 1
+    return _ALPHABET[:max(n, at_least)]

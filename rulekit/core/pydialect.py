@@ -19,13 +19,17 @@ points that `re` accepts there — found by asking `re` itself over every code p
   (`(?i:...)`, `(?-i:...)`) and global flags need no counterpart in the output; ASCII mode (`(?a)`)
   is asked of `re` like the rest.
 
-Groups keep their names and numbers. Beyond Python's syntax, a group name may be used twice (the
-`regex` module's shared group, which the built-in rulesets use for "(X)" or "X"). A backreference
+Groups keep their names and numbers; possessive quantifiers and atomic groups (Python 3.11's `re` has
+them) are written as they are. Beyond Python's syntax, a group name may be used twice (the `regex`
+module's shared group, which the built-in rulesets use for "(X)" or "X"), and the `regex` module's
+verbs `(*SKIP)`, `(*PRUNE)` and `(*F)`/`(*FAIL)` may stand where a group could open (the built-in
+rulesets' linear-time rewrites end a hopeless search with `(*SKIP)(*F)`); they are the `regex`
+module's, everything around them is `re`'s. A backreference
 under IGNORECASE is refused (`re` compares lower-cased characters, which no class can express).
 
 The sets are computed once per interpreter (`sys.version`, `unicodedata.unidata_version` and the
 `regex` module's version key them) and kept beside the compiled-ruleset cache as JSON of integer
-ranges (`pydialect-<key>.json`); only patterns that need one pay for it: ~20-60 ms per distinct
+ranges (`pydialect-<key>.json`, sealed with the cache's per-user key like its entries); only patterns that need one pay for it: ~20-60 ms per distinct
 set or cased letter the first time, nothing after. tests/test_regex_dialect.py proves every
 construct equal to `re` over all code points.
 """
@@ -86,8 +90,8 @@ def python_re_pattern(pattern: str, loc: Loc | None = None) -> str:
     A pattern `re` refuses is a RulesetError (E120); one that would be written out too long, E122."""
     from rulekit.core.regex import MAX_EXPANSION, expanded_size
 
-    tree, aliases = _parse(pattern, loc)
-    out = _Writer(tree.state, aliases, loc).pattern(tree)
+    tree, aliases, marks = _parse(pattern, loc)
+    out = _Writer(tree.state, aliases, loc, marks).pattern(tree)
     TABLES.save()
     size = expanded_size(out) if len(out) <= MAX_REWRITTEN else 0
     if len(out) > MAX_REWRITTEN or size > MAX_EXPANSION:
@@ -109,23 +113,71 @@ def _shorten(text: str, n: int = 60) -> str:
 
 _DUPLICATE = re.compile(r"\w+")
 MAX_SHARED_NAMES = 100
+# The regex module's backtracking verbs, which Python's re does not have (the built-in rulesets' linear
+# rewrites end a hopeless search with `(*SKIP)(*F)`): `(*F)`/`(*FAIL)` is `(?!)` to both; the others
+# are read as a marked negative lookbehind (`_VerbMarks`) and written back as the verb.
+_VERB = re.compile(r"\*(SKIP|PRUNE|FAIL|F)\)")  # the verbs the regex module knows
+_FAIL_VERBS = ("F", "FAIL")
+MAX_VERBS = 1000
 
 
-def _parse(pattern: str, loc: Loc | None) -> tuple[Any, dict[str, str]]:
-    """Python's parse tree of `pattern`, and {renamed group: its name} for the group names used twice
-    (the second and later uses are renamed for `re`, which refuses them, and get their name back
-    when written out)."""
+class _VerbMarks:
+    """The text that stands for a verb while Python's parser reads a pattern: `(?<!` + a noncharacter the
+    pattern does not hold (neither as itself nor as a hex escape) + the verb's name + `)`."""
+
+    def __init__(self, pattern: str) -> None:
+        low = pattern.lower()
+        free = [c for c in range(0xFDD0, 0xFDF0) if chr(c) not in pattern and f"{c:x}" not in low]
+        self.mark = chr(free[0]) if free else None
+        self.used = 0
+
+    def text(self, verb: str, loc: Loc | None, pattern: str) -> str:
+        if verb in _FAIL_VERBS:
+            return "(?!)"
+        if self.mark is None:
+            raise RulesetError(f"(?py) regex `{_shorten(pattern)}` names every character rulekit could mark "
+                               f"(*{verb}) with", loc, code="E120")
+        self.used += 1
+        return f"(?<!{self.mark}{verb})"
+
+    def verb(self, op, av) -> str | None:
+        """The verb a node stands for, or None when it is none."""
+        if self.mark is None or op is not _ASSERT_NOT or av[0] != -1:
+            return None
+        items = list(av[1])
+        if not items or any(o is not _LITERAL for o, _ in items) or items[0][1] != ord(self.mark):
+            return None
+        name = "".join(chr(c) for _, c in items[1:])
+        return name if name in ("SKIP", "PRUNE") else None
+
+
+def _parse(pattern: str, loc: Loc | None) -> tuple[Any, dict[str, str], _VerbMarks]:
+    """Python's parse tree of `pattern`, {renamed group: its name} for the group names used twice (the
+    second and later uses are renamed for `re`, which refuses them, and get their name back when
+    written out), and the marks of the regex module's verbs (`(*SKIP)` and the like where `re`'s
+    parser stops on them: "nothing to repeat" right after a group's opening, the only place a verb
+    can stand — never inside a set, an escape or a comment, which `re` reads without stopping)."""
     aliases: dict[str, str] = {}
-    for _ in range(MAX_SHARED_NAMES + 1):
+    marks = _VerbMarks(pattern)
+    original = pattern
+    for _ in range(MAX_SHARED_NAMES + MAX_VERBS + 1):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "Possible nested set" and the like: the pattern is used as re reads it
-                return _sre_parse.parse(pattern, 0), aliases
+                return _sre_parse.parse(pattern, 0), aliases, marks
         except re.error as exc:
             pos = exc.pos
+            verb = _VERB.match(pattern, pos) if pos is not None and pos > 0 and exc.msg == "nothing to repeat" \
+                and pattern[pos - 1] == "(" else None
+            if verb is not None:
+                pattern = pattern[:pos - 1] + marks.text(verb.group(1), loc, original) + pattern[verb.end():]
+                continue
             name = _DUPLICATE.match(pattern, pos) if pos is not None and "redefinition of group name" in exc.msg else None
-            if name is None or not pattern.startswith(">", name.end()):
-                raise RulesetError(f"invalid regex `{_shorten(pattern, 200)}`: {exc.msg} (Python's re, (?py))", loc,
+            if name is None or not pattern.startswith(">", name.end()) or len(aliases) >= MAX_SHARED_NAMES:
+                if name is not None and len(aliases) >= MAX_SHARED_NAMES:
+                    raise RulesetError(f"regex `{_shorten(original)}` uses group names more than {MAX_SHARED_NAMES} "
+                                       "times over", loc, code="E120") from None
+                raise RulesetError(f"invalid regex `{_shorten(original, 200)}`: {exc.msg} (Python's re, (?py))", loc,
                                    code="E120") from None
             k = len(aliases) + 2
             while f"{name.group()}__py{k}" in pattern:
@@ -134,10 +186,9 @@ def _parse(pattern: str, loc: Loc | None) -> tuple[Any, dict[str, str]]:
             aliases[new] = aliases.get(name.group(), name.group())
             pattern = pattern[:name.start()] + new + pattern[name.end():]
         except (RecursionError, OverflowError, ValueError) as exc:
-            raise RulesetError(f"invalid regex `{_shorten(pattern, 200)}`: {type(exc).__name__}: {exc} (Python's re, (?py))",
+            raise RulesetError(f"invalid regex `{_shorten(original, 200)}`: {type(exc).__name__}: {exc} (Python's re, (?py))",
                                loc, code="E120") from None
-    raise RulesetError(f"regex `{_shorten(pattern)}` uses group names more than {MAX_SHARED_NAMES} times over", loc,
-                       code="E120")
+    raise RulesetError(f"regex `{_shorten(original)}` uses more than {MAX_VERBS} verbs", loc, code="E120")
 
 
 def _combine_flags(flags: int, add: int, delete: int) -> int:
@@ -249,8 +300,9 @@ def _minus(x, y) -> list[tuple[int, int]]:
 class _Writer:
     """Writes one parse tree out as a regex-module pattern (see the module docstring)."""
 
-    def __init__(self, state: Any, aliases: dict[str, str], loc: Loc | None):
+    def __init__(self, state: Any, aliases: dict[str, str], loc: Loc | None, marks: _VerbMarks | None = None):
         self.loc = loc
+        self.marks = marks
         self.names = {gid: aliases.get(name, name) for name, gid in state.groupdict.items()}
         self.flags = state.flags
         self.numbers: dict[int, int] = {}     # re's group number → the regex module's
@@ -333,6 +385,10 @@ class _Writer:
             low, high, item = av
             suffix = "?" if op is _MIN_REPEAT else "+" if op is _POSSESSIVE_REPEAT else ""
             return self.atom(item, flags) + _quantifier(low, high) + suffix, False
+        if op is _ASSERT_NOT and self.marks is not None:
+            verb = self.marks.verb(op, av)
+            if verb is not None:
+                return f"(*{verb})", False
         if op is _ASSERT or op is _ASSERT_NOT:
             direction, sub = av
             kind = ("=" if op is _ASSERT else "!") if direction == 1 else ("<=" if op is _ASSERT else "<!")
@@ -542,35 +598,48 @@ class _Tables:
         return best
 
     # ---- on disk
-    def path(self):
-        from rulekit.core.cachefiles import cache_dir
+    def place(self):
+        """(the kept file, this user's cache key), or None when the cache is off or its directory is not
+        this user's alone (`core.cachefiles.cache_key`: the sets are then computed per process)."""
+        from rulekit.core.cachefiles import cache_dir, cache_key
 
         directory = cache_dir()
-        return directory / f"pydialect-{interpreter_key()[:16]}.json" if directory is not None else None
+        key = cache_key(directory) if directory is not None else None
+        if key is None:
+            return None
+        return directory / f"pydialect-{interpreter_key()[:16]}.json", key
+
+    def path(self):
+        place = self.place()
+        return place[0] if place is not None else None
 
     def load(self) -> None:
-        """Read the kept forms once (anything unreadable or malformed is ignored)."""
+        """Read the kept forms once (anything unsealed, unreadable or malformed is ignored)."""
         if self.loaded:
             return
         self.loaded = True
-        path = self.path()
-        if path is None:
+        place = self.place()
+        if place is None:
             return
+        from rulekit.core.cachefiles import unseal
+
+        path, key = place
         try:
-            data = json.loads(path.read_bytes())
+            raw = unseal(path.read_bytes(), key)
+            data = json.loads(raw) if raw is not None else None
         except (OSError, ValueError):
             return
         if not isinstance(data, dict) or data.get("key") != interpreter_key() or not isinstance(data.get("forms"), dict):
             return
-        for key, form in data["forms"].items():
-            if isinstance(key, str) and key not in self.forms and _valid_form(form, None):
-                self.forms[key] = [form[0], form[1], [tuple(r) for r in form[2]]] if form[0] == "set" else \
+        for name, form in data["forms"].items():
+            if isinstance(name, str) and name not in self.forms and _valid_form(form, None):
+                self.forms[name] = [form[0], form[1], [tuple(r) for r in form[2]]] if form[0] == "set" else \
                     [form[0], form[1], *([tuple(r) for r in part] for part in form[2:5]), form[5]]
 
     def save(self, now: bool = False) -> None:
-        """Keep the forms computed since the last save (merged with what another process kept): at once
-        the first time, then at most every SAVE_EVERY seconds, and at exit — so compiling many patterns
-        does not rewrite the file for each."""
+        """Keep the forms computed since the last save (merged with what another process kept), sealed
+        with this user's cache key: at once the first time, then at most every SAVE_EVERY seconds, and
+        at exit — so compiling many patterns does not rewrite the file for each."""
         if not self.dirty:
             return
         if not now and time.monotonic() - self.saved_at < SAVE_EVERY:
@@ -582,15 +651,15 @@ class _Tables:
             return
         self.dirty = False
         self.saved_at = time.monotonic()
-        path = self.path()
-        if path is None:
+        place = self.place()
+        if place is None:
             return
-        from rulekit.core.cachefiles import write_atomically
+        from rulekit.core.cachefiles import seal, write_atomically
 
         self.loaded = False
         self.load()  # another process may have added forms meanwhile
         blob = json.dumps({"key": interpreter_key(), "forms": self.forms}, separators=(",", ":"), sort_keys=True)
-        write_atomically(path, blob.encode("utf-8"))
+        write_atomically(place[0], seal(blob.encode("utf-8"), place[1]))
 
 
 def _program(text: str, flags: int) -> tuple | None:

@@ -3,10 +3,11 @@
 `compile_regex` refuses a pattern over MAX_PATTERN characters or one whose counted repetitions
 written out exceed MAX_EXPANSION items (E122), and reports what the `regex` module cannot compile
 (E120). `timed` runs one regex call with the per-call limit (REGEX_TIMEOUT) and what is left of the
-record's budget (RECORD_BUDGET, kept in `CLOCK`), kept by the `regex` module's `timeout` or, in a
-process that opted in, by `rulekit.core.watchdog`; a time-out or a call slower than SLOW_CALL is a
-strike against the step running, and the engine cuts a step off after STRIKES. README's "Rulesets
-are untrusted data" documents the defaults.
+record's budget (RECORD_BUDGET, kept per thread in `CLOCK`), kept by the `regex` module's `timeout`
+or, in a process that opted in, by `rulekit.core.watchdog`. A call past a limit makes that one
+record's outcome `error`; nothing is carried over to the next record (no step is ever switched off
+for the rest of a run), so a record's decision never depends on the records around it. README's
+"Rulesets are untrusted data" documents the defaults.
 """
 from __future__ import annotations
 
@@ -21,10 +22,8 @@ from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.watchdog import WATCH, Expired
 
 # Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
-REGEX_TIMEOUT = 1.0      # seconds one regex call may run; past it, the record's outcome is `error`
+REGEX_TIMEOUT = 1.0      # seconds one regex call may run (CPU under the watchdog); past it, the record is `error`
 RECORD_BUDGET = 2.0      # seconds every regex call of one record may run together (all steps, prepare ops)
-SLOW_CALL = 0.25         # a call at least this slow is a strike against its step, like a time-out
-STRIKES = 3              # strikes after which a step is cut off for the rest of the run (its records: `error`)
 MAX_PATTERN = 10_000     # characters in one pattern (E122)
 MAX_EXPANSION = 100_000  # the pattern's size with its counted repetitions ({m,n}) written out (E122)
 
@@ -37,20 +36,18 @@ class RegexTimeout(Exception):
         self.budget = budget
 
 
-class Clock:
-    """Where the regex calls of the record being decided stand: the regex time `left` of its budget
-    (seconds; +inf when no record is being decided, e.g. metrics at the end of a run), the `step`
-    running (the CompiledStep, or the CompiledSection during its own prepare ops) and the `strikes`
-    of this record (the steps whose calls timed out or were slow), which the engine counts
-    (`Evaluator`). One per process: an Evaluator decides one record at a time. Only time spent inside
-    regex calls counts against the budget (a SymPy compare does not)."""
-
-    __slots__ = ("left", "step", "strikes")
+class Clock(threading.local):
+    """Where the regex calls of the record being decided stand, one per thread: the regex time `left`
+    of its budget (seconds; +inf when no record is being decided, e.g. metrics at the end of a run)
+    and the `step` running (the CompiledStep, or the CompiledSection during its own prepare ops),
+    which names the step when a limit is hit. An Evaluator decides one record at a time in a thread;
+    a thread that decides records beside another (a reward function next to a judge prefetch, a
+    caller's own threads) has a clock of its own, so neither spends the other's budget. Only time
+    spent inside regex calls counts against the budget (a SymPy compare does not)."""
 
     def __init__(self) -> None:
         self.left = math.inf
         self.step: Any = None
-        self.strikes: list = []
 
 
 CLOCK = Clock()
@@ -147,20 +144,24 @@ def expanded_size(pattern: str) -> int:
 
 def timed(fn, *args):
     """Call a regex method within the limits: the per-call time limit and what is left of the record's
-    budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout; a
-    time-out or a call slower than SLOW_CALL is a strike against the step running. Under the Watchdog
-    (`watch()`), and while a record is being decided, the limit is kept by its timer; else by the
-    `regex` module's `timeout`."""
+    budget (see `Clock`); iterators are consumed inside the limit. A time-out raises RegexTimeout
+    (the engine makes that record's outcome `error`). Under the Watchdog (`watch()`), on the thread
+    that owns it and while a record is being decided, the limit is kept by its timer and counts CPU
+    time (a busy machine cannot change a decision); else by the `regex` module's `timeout`, which
+    counts wall-clock time."""
     clock = CLOCK
     limit = clock.left
     if limit > REGEX_TIMEOUT:
         limit = REGEX_TIMEOUT
     elif limit <= 0:
         raise RegexTimeout(budget=True)
-    start = time.monotonic()
     watch = WATCH
-    try:  # the watchdog only while a record is decided (`clock.left` finite): `decide` disarms it at the end
-        if watch.on and clock.left != math.inf and threading.get_ident() == watch.thread:
+    # the watchdog only while a record is decided (`clock.left` finite): `decide` disarms it at the end
+    watched = watch.on and clock.left != math.inf and threading.get_ident() == watch.thread
+    now = time.process_time if watched else time.monotonic  # the watchdog counts CPU time, `timeout` wall-clock
+    start = now()
+    try:
+        if watched:
             try:
                 try:
                     watch.deadline = start + limit
@@ -178,11 +179,7 @@ def timed(fn, *args):
             if fn.__name__ == "finditer":
                 result = list(result)
     except TimeoutError:
-        clock.left -= time.monotonic() - start
-        clock.strikes.append(clock.step)
+        clock.left -= now() - start
         raise RegexTimeout(budget=limit < REGEX_TIMEOUT) from None
-    spent = time.monotonic() - start
-    clock.left -= spent
-    if spent >= SLOW_CALL:
-        clock.strikes.append(clock.step)
+    clock.left -= now() - start
     return result

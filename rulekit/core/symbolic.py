@@ -31,6 +31,8 @@ which the engine reports as outcome `error` with a reinstall hint.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import contextvars
 import os
 import subprocess
 import sys
@@ -41,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TIMEOUT = 5.0       # CPU seconds per request (rulesets set their own with `timeout:`)
+RECORD_BUDGET = 2.0         # x the per-request limit: CPU seconds all the requests of one record share
+MAX_PARSE_CHARS = 10_000    # a text longer than this is never sent to a parser (as if it could not parse)
 WALL_BACKSTOP = 10.0        # x the CPU limit: wall-clock time after which the worker is killed
 WALL_MIN = 30.0             # seconds: the backstop is never shorter than this
 STARTUP_TIMEOUT = 120.0     # importing SymPy + the ANTLR parser; not counted against requests
@@ -53,7 +57,8 @@ class MathError(Exception):
 
 
 class MathTimeout(MathError):
-    """A SymPy request ran past its time limit (the worker was killed and will be restarted)."""
+    """A SymPy request ran past its time limit (the worker was killed and will be restarted), or the
+    record's requests together spent their budget."""
 
 
 class MathUnavailable(MathError):
@@ -130,7 +135,9 @@ class Worker:
             self.proc = None
 
     def request(self, message: tuple, timeout: float) -> Any:
-        """Send one request; its answer, RequestFailed, or MathTimeout / MathWorkerDied."""
+        """Send one request; its answer, RequestFailed, or MathTimeout / MathWorkerDied. `self.used` is then
+        the CPU seconds it took (the whole limit when it was stopped)."""
+        self.used = timeout
         if not self.alive():
             self.start()
         try:
@@ -143,10 +150,12 @@ class Worker:
             raise MathTimeout(f"SymPy ran past the wall-clock backstop of its {timeout:g} s limit "
                               "(the worker was restarted)")
         try:
-            kind, payload = self.conn.recv()
+            kind, payload, *used = self.conn.recv()
         except (EOFError, OSError):
             self.stop()
             raise MathWorkerDied("the SymPy worker died while answering (out of memory?)") from None
+        if used and kind != "timeout":
+            self.used = min(float(used[0]), timeout)
         if kind == "ok":
             return payload
         if kind == "timeout":
@@ -170,7 +179,15 @@ class Pool:
             self._idle, self._all, self._pid = [], [], os.getpid()
 
     def request(self, message: tuple, timeout: float = DEFAULT_TIMEOUT) -> Any:
-        """Run one request on a free worker (waiting for one when all are busy)."""
+        """Run one request on a free worker (waiting for one when all are busy), within the CPU budget of the
+        record being decided (`record_budget`): its limit is at most what is left of it, and what it took is
+        taken off; a budget already spent is MathTimeout at once."""
+        budget, capped = _BUDGET.get(), False
+        if budget is not None:
+            if budget.left <= 0:
+                raise MathTimeout(budget.spent())
+            if budget.left < timeout:
+                timeout, capped = budget.left, True
         with self._lock:
             self._forked()
             while not self._idle and len(self._all) >= self.max_workers:
@@ -182,7 +199,13 @@ class Pool:
                 self._all.append(worker)
         try:
             return worker.request(message, timeout)
+        except MathTimeout:
+            if capped:  # stopped by what was left of the record's budget, not by its own limit
+                raise MathTimeout(budget.spent()) from None
+            raise
         finally:
+            if budget is not None:
+                budget.left -= getattr(worker, "used", timeout)
             with self._lock:
                 if worker in self._all:
                     self._idle.append(worker)
@@ -219,21 +242,63 @@ def pool() -> Pool:
         return _POOL
 
 
+class Budget:
+    """The CPU seconds the SymPy requests of one record may still use."""
+
+    def __init__(self, seconds: float):
+        self.seconds = self.left = seconds
+
+    def spent(self) -> str:
+        """Why a record's request was refused or stopped."""
+        return f"the record's SymPy requests used their CPU-time budget of {self.seconds:g} s"
+
+
+_BUDGET: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("rulekit_sympy_budget", default=None)
+
+
+@contextlib.contextmanager
+def record_budget(timeout: float):
+    """While one record is compared: its SymPy requests share RECORD_BUDGET x `timeout` CPU seconds (each
+    still at most `timeout`), so a reply with 4,000 boxed answers costs one budget, not 4,000 limits; past
+    it, MathTimeout (the record's outcome `error`). Nested uses keep the outer budget."""
+    if _BUDGET.get() is not None:
+        yield _BUDGET.get()
+        return
+    token = _BUDGET.set(Budget(RECORD_BUDGET * timeout))
+    try:
+        yield _BUDGET.get()
+    finally:
+        _BUDGET.reset(token)
+
+
+def _parsable(*texts: str) -> None:
+    """RequestFailed for a text longer than MAX_PARSE_CHARS: it is not sent to a parser (which would take
+    seconds per 100,000 characters), just as a text a parser cannot read."""
+    for text in texts:
+        if isinstance(text, str) and len(text) > MAX_PARSE_CHARS:
+            raise RequestFailed(f"TooLong: {len(text):,} characters, more than the {MAX_PARSE_CHARS:,} a SymPy parser "
+                                "is given")
+
+
 def expr_equal(a: str, b: str, spec: dict, timeout: float = DEFAULT_TIMEOUT) -> bool:
     """Are two expressions equal under `spec` (see `_sympy_worker.expr_equal`)? Raises
-    RequestFailed when SymPy could not decide (parse error, the `mismatch: error` rule) and
-    MathTimeout/MathError when the run must mark the record `error`."""
+    RequestFailed when SymPy could not decide (parse error, a text over MAX_PARSE_CHARS, the `mismatch:
+    error` rule) and MathTimeout/MathError when the run must mark the record `error`."""
+    _parsable(a, b)
     return pool().request(("expr", a, b, spec), timeout)
 
 
 def equation_equal(a: str, b: str, spec: dict, timeout: float = DEFAULT_TIMEOUT) -> bool:
     """Are two equations `lhs = rhs` equivalent (their differences proportional by an integer)?"""
+    _parsable(a, b)
     return pool().request(("equation", a, b, spec), timeout)
 
 
 def printed(text: str, parse: str, timeout: float = DEFAULT_TIMEOUT) -> str:
     """`str()` of what the parser `parse` (`latex`, `latex2sympy`) makes of `text`. Raises RequestFailed
-    when it cannot parse the text, MathTimeout/MathError when the run must mark the record `error`."""
+    when it cannot parse the text (or it is over MAX_PARSE_CHARS), MathTimeout/MathError when the run must
+    mark the record `error`."""
+    _parsable(text)
     return pool().request(("print", text, parse), timeout)
 
 

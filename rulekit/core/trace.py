@@ -4,7 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error")
+OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error", "unreadable")
+# `unreadable`: the record lacks what the ruleset reads (a multiple-choice record without options, for a section
+# that reads option letters); decided before any step, and left out of accuracy unless the user asks
+# (`--count-unreadable`).
 
 
 @dataclass(slots=True)

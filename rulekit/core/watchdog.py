@@ -22,9 +22,14 @@ class Watchdog:
     and its signals), and `Evaluator.decide_batch` does for its batch (`watching()`); elsewhere a
     program that embeds rulekit keeps the per-call `timeout`.
 
-    `deadline` is the monotonic time the running call must end by (+inf between calls); `armed`, whether
-    the timer is set, and `expiry`, when it goes off; `thread`, the main thread's id (signal handlers
-    run there only)."""
+    The limits are CPU time of the process (`time.process_time()`), as SymPy's are
+    (rulekit/core/symbolic.py): the timer wakes the handler, which stops a call only once it has
+    spent its limit on the processor, so a loaded machine slows a record down but never changes its
+    decision. `deadline` is the CPU time the running call must end by (+inf between calls); `armed`,
+    whether the timer is set, and `expiry`, the CPU time by which it will have gone off; `thread`, the main thread's id (signal handlers
+    run there only). Only that thread arms, re-arms or disarms the timer (`timed`, `rest`); other
+    threads keep the per-call `timeout`, and their records' budgets are their own
+    (`rulekit.core.regex.Clock` is per thread)."""
 
     __slots__ = ("on", "thread", "deadline", "armed", "expiry")
 
@@ -36,9 +41,10 @@ class Watchdog:
         self.expiry = math.inf
 
     def arm(self, seconds: float) -> None:
-        """Set the timer to go off in `seconds`."""
+        """Set the timer to go off in `seconds` (wall-clock; `expiry` is the CPU time by which it will have,
+        at the latest: the process cannot spend more CPU than the time that passes, one thread at a time)."""
         self.armed = True
-        self.expiry = time.monotonic() + seconds
+        self.expiry = time.process_time() + seconds
         signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
@@ -51,10 +57,11 @@ class Expired(BaseException):
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    """The SIGALRM handler: stop the regex call that is past its deadline, wake up again at the end of
-    one still inside its limit, and between calls do nothing."""
+    """The SIGALRM handler: stop the regex call that is past its deadline (CPU time: a call that waited
+    for the processor on a busy machine has not used its time), wake up again when one still inside
+    its limit could reach it, and between calls do nothing."""
     watch = WATCH
-    left = watch.deadline - time.monotonic()
+    left = watch.deadline - time.process_time()
     if left <= 0:
         watch.deadline = math.inf
         watch.armed = False
@@ -109,8 +116,11 @@ def watching() -> Iterator[bool]:
 
 
 def rest() -> None:
-    """Disarm the Watchdog's timer (the engine calls this when a record is decided, a judge before asking)."""
-    if WATCH.armed:
+    """Disarm the Watchdog's timer (the engine calls this when a record is decided, a judge before asking),
+    when called on the thread that owns it: the timer bounds that thread's regex calls only, so
+    another thread that finishes a record (or asks a judge) while the owner is inside a regex call
+    leaves it armed, and that call keeps its limit."""
+    if WATCH.armed and threading.get_ident() == WATCH.thread:
         WATCH.armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
 

@@ -21,7 +21,7 @@ from rulekit.language.picks import Picker, direct_literal_pick
 from rulekit.language.prepare import compile_prepare
 
 # ---------------------------------------------------------------- steps and sections
-@dataclass(eq=False)  # compared and hashed by identity: the engine counts strikes per step object
+@dataclass(eq=False)  # compared and hashed by identity
 class CompiledStep:
     """A step ready to run."""
 
@@ -63,6 +63,8 @@ class CompiledSection:
     compare: Any
     letters_if_missing: tuple = ()
     letters_at_least: int = 0
+    letters_count: tuple | None = None  # (count, among, at_least, if_none): `letters-count`
+    needs_options: bool = False  # a multiple-choice record without options is `unreadable` (see `needs_options`)
 
 
 @dataclass
@@ -77,6 +79,21 @@ class CompiledRuleset:
     data: Any = None
     seed: int | None = None
     stream: bool = field(default=False)
+
+    def run_seed(self, seed: int | None) -> int | None:
+        """The seed this ruleset's decisions depend on in a run given `seed` (`--seed`; None: the ruleset's
+        own): the seed of its random-option fallback, or None when it draws no letter at all (then no
+        seed changes a decision, and none is part of its fingerprint)."""
+        if self.seed is None:
+            return None
+        return self.seed if seed is None else seed
+
+    def fingerprint_for(self, seed: int | None) -> str:
+        """The fingerprint of this ruleset run with `seed` (`--seed`; None: its own): one value per
+        (ruleset, seed) in every command and output (`eval`, `explain`, `diff`, `reproduce`, JSON, HTML)."""
+        from rulekit.language.fingerprint import fingerprint
+
+        return fingerprint(self.data, self.run_seed(seed))
 
 
 _KEY = [0]
@@ -123,7 +140,29 @@ def compile_section(name: str, section: S.Section, data: Any) -> CompiledSection
         node = data.get("fallback", {}).get("judge", {}).get("prepare-reply", []) if data is not None else []
         compile_prepare(section.fallback.judge.prepare_reply, lambda k: node.locs[k] if hasattr(node, "locs") else None)
     return CompiledSection(name, prepare, steps, section.fallback, section.normalize, compare,
-                           tuple(section.letters_if_missing), section.letters_at_least)
+                           tuple(section.letters_if_missing), section.letters_at_least,
+                           _letters_count(section.letters_count), needs_options(name, section, compare))
+
+
+def _letters_count(spec: S.LettersCount | None) -> tuple | None:
+    """A section's `letters-count` as `option_set` takes it."""
+    if spec is None:
+        return None
+    return (spec.count, spec.among, spec.at_least, spec.if_none)
+
+
+def needs_options(name: str, section: S.Section, compare: Any) -> bool:
+    """Whether section `name` cannot read a multiple-choice record that ships no options: the record
+    gets no letters of the section's own (`letters-if-missing`, `letters-at-least`, `letters-count`) and the section
+    says `needs-options: true`, or says nothing and compares letters (`compare: letter`: its answer is
+    one of the record's option letters). Open sections read every record."""
+    if name != "multiple-choice" or section.letters_if_missing or section.letters_at_least:
+        return False
+    if section.letters_count is not None and (section.letters_count.if_none or section.letters_count.at_least):
+        return False  # `letters-count` gives an option-less record its `if-none` / `at-least` letters
+    if section.needs_options is not None:
+        return section.needs_options
+    return isinstance(compare, str) and compare == "letter"
 
 
 def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> CompiledStep:

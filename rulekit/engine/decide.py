@@ -7,12 +7,13 @@ ruleset asks for `order: stream`, where one RNG is shared in input order.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from typing import Any, Iterable, Iterator
 
 from rulekit.language import schema as S
 from rulekit.language.expr import ConditionFailed, SkipStep
-from rulekit.core.regex import CLOCK, RECORD_BUDGET, STRIKES, RegexTimeout
+from rulekit.core.regex import CLOCK, RECORD_BUDGET, RegexTimeout
 from rulekit.core.watchdog import WATCH, rest, watching
 from rulekit.engine.compiler import CompiledRuleset, CompiledSection
 from rulekit.engine.judge import judge_fallback
@@ -117,6 +118,18 @@ class Batch:
         return len(self.decisions)
 
 
+UNREADABLE_REASON = "multiple-choice without options"
+
+
+def unreadable(record: Record, trace: list | None = None) -> Decision:
+    """Outcome `unreadable`: a multiple-choice record without options, for a section that reads option
+    letters (`CompiledSection.needs_options`). Decided before any step (its trace, when asked, is empty):
+    no judge is asked, no letter drawn."""
+    return Decision(record.id, None, None, 0.0, "unreadable", None, trace=trace, reason=UNREADABLE_REASON,
+                    message="a multiple-choice record without options: this ruleset answers with one of the "
+                            "record's option letters (`letters-if-missing` gives a ruleset letters of its own)")
+
+
 class Evaluator:
     """Runs one compiled ruleset over records. `seed` overrides the ruleset's fallback seed.
 
@@ -132,10 +145,7 @@ class Evaluator:
         self.seed_override = seed
         self.max_chars = max_chars
         self._streams: dict[str, random.Random] = {}
-        self.budget = RECORD_BUDGET
-        self.strikes: dict[Any, int] = {}    # step (or section, for its prepare) → strikes so far (compiler.Clock)
-        self.cut_off: set = set()            # steps cut off for the rest of the run
-        self.cut_hits: dict[Any, int] = {}   # step → records that reached it after it was cut off
+        self.budget = RECORD_BUDGET  # regex seconds per record; a record past it is `error`, the next starts afresh
 
     def seed_for(self, section: CompiledSection) -> int:
         """The seed a section's random fallback uses."""
@@ -178,29 +188,36 @@ class Evaluator:
             yield record, self.decide(record, trace)
 
     def decide(self, record: Record, trace: bool = False) -> Decision | None:
-        """The decision on one record (None when the ruleset has no section for its question type)."""
+        """The decision on one record (None when the ruleset has no section for its question type); a
+        reply that is None or not text (bytes, a list; numbers are read as their text) is outcome `error`.
+        It depends on the record, the ruleset and the seed only (and, for a stream-order fallback, on
+        the draws before it): a regex call past its time limit makes this record `error` and leaves
+        nothing behind for the next one."""
         section = self.ruleset.sections.get(record.question_type)
         if section is None:
             return None
+        if section.needs_options and not record.choices:
+            return unreadable(record, [] if trace else None)
         traces: list[StepTrace] | None = [] if trace else None
-        if isinstance(record.response, str) and len(record.response) > self.max_chars:
+        response = record.response
+        if not isinstance(response, str) and (isinstance(response, bool) or not isinstance(response, numbers.Real)):
+            # None (no completion), bytes (their repr would be read), a list...: outcome error, never a reward.
+            # (Numbers stay: a spreadsheet cell read as one is scored as its text, as the frameworks do.)
+            what = "None: there is no reply" if response is None else f"a {type(response).__name__}, not text"
+            return Decision(record.id, None, None, 0.0, "error", None, message=f"the reply is {what}",
+                            reason="reply missing or not text")
+        if isinstance(response, str) and len(response) > self.max_chars:
             return Decision(record.id, None, None, 0.0, "error", None,
                             message=f"reply of {len(record.response):,} characters exceeds the limit of "
                                     f"{self.max_chars:,} (--max-chars)", reason="reply over --max-chars")
         clock = CLOCK
         clock.left = self.budget
         clock.step = section
-        if clock.strikes:  # left by a caller outside `decide` (judge prefetch): not this record's
-            clock.strikes = []
         try:
             return self._decide(section, record, traces)
         except RegexTimeout as exc:
             return self._error(record, clock.step, traces, "ran out of the record's regex budget" if exc.budget else
                                "ran past its time limit", "regex budget" if exc.budget else "regex time limit")
-        except StepCutOff:
-            self.cut_hits[clock.step] = self.cut_hits.get(clock.step, 0) + 1
-            return self._error(record, clock.step, traces, f"was cut off after {STRIKES} regex time-outs or slow "
-                               "calls in this run (not tried)", "step cut off")
         except ConditionFailed as exc:
             where = _where(clock.step)
             return Decision(record.id, None, None, 0.0, "error", getattr(clock.step, "id", None),
@@ -208,23 +225,13 @@ class Evaluator:
         finally:
             clock.left = math.inf
             if WATCH.armed:  # its regex calls are over: no stray alarm during the next record's other work
-                rest()
-            if clock.strikes:
-                self._strike(clock.strikes)
-                clock.strikes = []
+                rest()           # (on the watchdog's own thread only: another thread's timer is left alone)
 
     def _error(self, record: Record, at: Any, traces, what: str, why: str) -> Decision:
         """Outcome `error` for a regex limit hit at step `at` (or the section's prepare)."""
         where = _where(at)
         return Decision(record.id, None, None, 0.0, "error", getattr(at, "id", None),
                         message=f"a regex of {where} {what}", trace=traces, reason=f"{why} in {where}")
-
-    def _strike(self, strikes: list) -> None:
-        """Count this record's strikes; a step (or section prepare) with STRIKES of them is cut off."""
-        for at in strikes:
-            n = self.strikes[at] = self.strikes.get(at, 0) + 1
-            if n >= STRIKES:
-                self.cut_off.add(at)
 
     def decide_batch(self, responses: list[str], golds: list[Any] | None = None,
                      options: list[Any] | None = None, *, ids: list[str] | None = None,
@@ -236,7 +243,8 @@ class Evaluator:
         one, unless `question_types` says. `ids` (default: the position in the batch) key the per-record
         random fallbacks, so a reply keeps its decision in any batch; a ruleset whose fallback draws in
         stream order (lmms-eval's) draws in batch order. A question type the ruleset has no section for
-        is decided `unresolved`."""
+        is decided `unresolved`. A reply that is None (no completion) or not text (bytes, ...) is
+        decided `error`, reward 0: it is never read as the text of its repr."""
         from rulekit.readers.jsonl import normalize_choices
 
         n = len(responses)
@@ -257,15 +265,8 @@ class Evaluator:
                 out.add(d)
         return out
 
-    def cut_off_report(self) -> list[tuple[str, int, int]]:
-        """(where, strikes, records not tried) of every step this evaluator cut off."""
-        return [(_where(at), self.strikes.get(at, 0), self.cut_hits.get(at, 0)) for at in self.cut_off]
-
     def _decide(self, section: CompiledSection, record: Record, traces: list | None) -> Decision:
-        cut = self.cut_off
-        if cut and section in cut:
-            raise StepCutOff()
-        opts = option_set(record.choices, section.letters_if_missing, section.letters_at_least)
+        opts = option_set(record.choices, section.letters_if_missing, section.letters_at_least, section.letters_count)
         original = record.response if isinstance(record.response, str) else str(record.response)
         prepared = section.prepare(original) if section.prepare else original
         steps = section.steps
@@ -274,8 +275,6 @@ class Evaluator:
         while i < len(steps):
             step = steps[i]
             clock.step = step
-            if cut and step in cut:
-                raise StepCutOff()
             if traces is None and step.direct is not None:  # a literal find and its pick in one call
                 text = prepared if step.look_in == "prepared" else _unprepared(step, record, original)
                 if step.prepare is not None:
@@ -426,10 +425,6 @@ class FallbackRun:
         """The judge fallback's Decision (rulekit/engine/judge.py)."""
         return judge_fallback(self.evaluator, self.section, self.record, self.opts, self.traces, self.prepared,
                               fallback)
-
-
-class StepCutOff(Exception):
-    """The record reached a step (or section prepare) that was cut off earlier in the run."""
 
 
 def _where(at: Any) -> str:

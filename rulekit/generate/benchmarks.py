@@ -151,9 +151,15 @@ def _dataset_rows(data: str, split: str | None, config: str | None) -> tuple[Ite
 
 
 def _records_file(path: Path, layout: str) -> Iterator[Item]:
+    from rulekit.core.limits import limit, line_too_long, over
+    from rulekit.readers.jsonl import bounded_lines
+
+    cap = limit("line-bytes")
     with path.open("rb") as f:
         rows = []
-        for n, line in enumerate(f, 1):
+        for n, line in enumerate(bounded_lines(f), 1):  # a 1.9 GB line is never read whole: E302
+            if len(line) > cap and line_too_long(line, cap):
+                raise over("line-bytes", f"line {n} is longer than", Loc(str(path), n, 0))
             if not line.strip():
                 continue
             try:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+import stat
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -41,16 +43,45 @@ class Request:
 
 
 def load_image(image: Any):
-    """A PIL RGB image from a PIL image, a path, bytes, or a `datasets` {"bytes", "path"} dict."""
-    from PIL import Image
+    """A PIL RGB image from a PIL image, a path, bytes, or a `datasets` {"bytes", "path"} dict. A path must
+    name a regular file (a FIFO or a device would block or never end: E300), opened without waiting;
+    a file that cannot be read or is not an image is E300 naming it."""
+    try:
+        from PIL import Image, UnidentifiedImageError
+    except ImportError:  # a base dependency; an environment may still lack it
+        raise UsageError("images need Pillow, which is not installed", help="pip install pillow",
+                         code="E400") from None
 
     if isinstance(image, dict):
         image = image.get("bytes") or image.get("path")
-    if isinstance(image, (bytes, bytearray)):
-        image = Image.open(io.BytesIO(image))
-    elif isinstance(image, (str, Path)):
-        image = Image.open(image)
-    return image.convert("RGB")
+    where = "an image given as bytes"
+    try:
+        if isinstance(image, (str, Path)):
+            where = f"image {image}"
+            image = read_image_file(image)
+        if isinstance(image, (bytes, bytearray)):
+            image = Image.open(io.BytesIO(image))
+        return image.convert("RGB")
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as exc:
+        raise InputError(f"{where} cannot be read: {exc}", code="E300") from None
+
+
+def read_image_file(path: str | Path) -> bytes:
+    """The bytes of the image file `path`, which must be a regular file: opened with O_NONBLOCK (a FIFO
+    opens at once instead of waiting for a writer) and refused, as E300, when it is anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"image {path} cannot be read: {exc.strerror or exc}", code="E300") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+            else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise InputError(f"image {path} is {kind}, not an image file", code="E300",
+                         help="an image is a file (or the bytes of one in the data)")
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def chat_messages(message: Message, images: Sequence, image_part: Callable[[Any], dict]) -> list[dict]:
@@ -145,11 +176,45 @@ class ServerBackend:
 
     def generate(self, requests: list[Request], sampling: Sampling) -> list[Reply]:
         """Complete a batch, `concurrency` requests at a time, in order."""
-        with ThreadPoolExecutor(self.concurrency) as pool:
-            return list(pool.map(lambda r: self._one(r, sampling), requests))
+        return map_in_threads(lambda r: self._one(r, sampling), requests, self.concurrency)
 
     def close(self) -> None:
         """Nothing to free."""
+
+
+def map_in_threads(fn: Callable[[Any], Any], items: Sequence, workers: int) -> list:
+    """`[fn(x) for x in items]`, `workers` calls at a time in daemon threads; the first exception is raised
+    once the running calls are over, and no new call starts after it. The threads are daemons and the
+    caller waits in `join` (which a signal interrupts): a call that never returns can hold neither
+    SIGTERM nor the interpreter's exit (a ThreadPoolExecutor joins its threads at exit)."""
+    results: list = [None] * len(items)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    at = [0]
+
+    def work() -> None:
+        while True:
+            with lock:
+                if errors or at[0] >= len(items):
+                    return
+                i = at[0]
+                at[0] += 1
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                with lock:
+                    errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=work, daemon=True, name=f"rulekit-generate-{n}")
+               for n in range(max(1, min(workers, len(items))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def _data_url(image: Any) -> dict:
@@ -213,7 +278,7 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
         generating = 0.0
         for i in range(0, len(todo), max(1, batch_size)):
             batch = todo[i:i + batch_size]
-            requests = [_request(style, it) for it in batch]
+            requests = [_request(style, it, data) for it in batch]
             replies = backend.generate(requests, sampling)
             rows = []
             for item, reply in zip(batch, replies):
@@ -241,6 +306,53 @@ def generate(*, model: str, data: str, output: str, prompt: str = "vlmevalkit-mc
                    str(output), out.repaired, generating)
 
 
-def _request(style: Prompt, item: Item) -> Request:
+def _request(style: Prompt, item: Item, source: str = "") -> Request:
     message = style.render(item.question_type, item.question, item.choices, item.hint)
-    return Request(message, list(item.images) if message.images != "none" else [])
+    images = list(item.images) if message.images != "none" else []
+    check_images(images, item.id, source)
+    return Request(message, images)
+
+
+def image_size(image: Any) -> tuple[int, int]:
+    """(width, height) of an image as `load_image` takes it, read from its header: nothing is decoded."""
+    from PIL import Image
+
+    if isinstance(image, dict):
+        image = image.get("bytes") or image.get("path")
+    if isinstance(image, (bytes, bytearray)):
+        with Image.open(io.BytesIO(image)) as opened:
+            return opened.size
+    if isinstance(image, (str, Path)):  # a regular file only (a FIFO would block): read_image_file's check
+        with Image.open(io.BytesIO(read_image_file(image))) as opened:
+            return opened.size
+    return image.size
+
+
+def check_images(images: Sequence, item_id: str, source: str = "") -> None:
+    """Refuse, before any is decoded, an item whose images are over the `image-pixels` limit one by one or
+    together (a decompression bomb, eight 9,000 x 9,000 images): E302 naming the item and the image. An
+    image that cannot be opened is E300."""
+    import warnings
+
+    from PIL import Image
+
+    from rulekit.core.limits import limit, over
+
+    cap, total = limit("image-pixels"), 0
+    where = Loc(source, 0, 0) if source else None
+    for n, image in enumerate(images, 1):
+        try:
+            with warnings.catch_warnings():  # PIL warns past its own MAX_IMAGE_PIXELS: the limit below decides
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                width, height = image_size(image)
+        except Image.DecompressionBombError:
+            raise over("image-pixels", f"item `{item_id}`: image {n} has more pixels than", where) from None
+        except (OSError, ValueError, SyntaxError, TypeError, AttributeError) as exc:
+            raise InputError(f"item `{item_id}`: image {n} cannot be read: {exc}", where, code="E300") from None
+        total += width * height
+        if width * height > cap:
+            raise over("image-pixels", f"item `{item_id}`: image {n} is {width:,} x {height:,} pixels, more than",
+                       where)
+        if total > cap:
+            raise over("image-pixels", f"item `{item_id}`: its images 1 to {n} have more pixels together than",
+                       where)

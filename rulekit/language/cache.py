@@ -17,9 +17,14 @@ ruleset read (`extends:`, `from:`) with a hash of its bytes; a changed file is a
 
 The cache is untrusted input like a ruleset: JSON only (never pickle), every model named in an entry
 must be one of the vocabulary's, every field one of that model's, every condition AST of the grammar's
-shape; an entry that fails any check (or its own checksum) is ignored and rewritten. Where it lives:
-`$RULEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/rulekit`, else `~/.cache/rulekit`; `RULEKIT_CACHE_DIR=off`
-turns it off. Writes go to a temporary name and are renamed, so concurrent runs never read half an
+shape; an entry that fails any check is ignored and rewritten. An entry could still say something its
+ruleset does not (a forged step under the genuine fingerprint, which is computed from the entry's
+data), so an entry is read only when it carries an HMAC under this user's key (`core.cachefiles.seal`:
+32 random bytes in `key`, mode 0600, beside the entries), and the directory is used only when no other
+user can write it (`core.cachefiles.private_dir`): a writable-by-others or foreign directory turns the
+cache off. Where it lives: `$RULEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/rulekit`, else
+`~/.cache/rulekit`; `RULEKIT_CACHE_DIR=off` turns it off. Writes go to an unguessable temporary name
+created exclusively (never through a link) and are renamed, so concurrent runs never read half an
 entry; a cache that cannot be written is skipped silently.
 """
 from __future__ import annotations
@@ -33,9 +38,9 @@ from typing import Any
 
 import orjson
 
-from rulekit.core.cachefiles import cache_dir, write_atomically
+from rulekit.core.cachefiles import cache_dir, cache_key, seal, unseal, write_atomically
 
-FORMAT = 1
+FORMAT = 2  # 2: sealed with the user's key (1 had an unkeyed checksum)
 MAX_ENTRY_BYTES = 64 << 20  # an entry, or a file it lists, larger than this is not read (a miss)
 MAX_FILES = 64              # files one entry may list (the loader's MAX_RULESET_FILES)
 _CODE_KEY: list[str] = []
@@ -92,7 +97,8 @@ def lookup(name_or_path: str) -> tuple[Entry | None, Any]:
     from rulekit.core.resources import builtin_rulesets
 
     directory = cache_dir()
-    if directory is None:
+    key = cache_key(directory) if directory is not None else None
+    if key is None:  # off, or a directory another user could write: not used
         return None, None
     builtins = builtin_rulesets()
     try:
@@ -101,10 +107,12 @@ def lookup(name_or_path: str) -> tuple[Entry | None, Any]:
         path = _entry_path(directory, name_or_path, top, top_bytes, builtins)
     except (OSError, ValueError, TypeError):
         return None, None
-    token = (path, top, top_bytes)
+    token = (path, top, top_bytes, key)
     try:
-        raw = _read_small(path)
+        raw = unseal(_read_small(path), key)
     except OSError:
+        return None, token
+    if raw is None:  # not written by this user's rulekit (forged, damaged, another format): a miss
         return None, token
     try:
         return _read_entry(raw, top, top_bytes), token
@@ -118,13 +126,15 @@ def _sha(data: bytes) -> str:
 
 def _read_small(path: Path) -> bytes:
     """The bytes of a regular file of at most MAX_ENTRY_BYTES (an entry names files: never a device or
-    a FIFO, never without end)."""
+    a FIFO, never without end), checked on the descriptor that is read."""
     import stat
 
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
-        raise OSError(f"{path}: not a regular file of at most {MAX_ENTRY_BYTES} bytes")
-    return path.read_bytes()
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            raise OSError(f"{path}: not a regular file of at most {MAX_ENTRY_BYTES} bytes")
+        return f.read(MAX_ENTRY_BYTES + 1)
 
 
 def _read_entry(raw: bytes, top: Path, top_bytes: bytes) -> Entry:
@@ -134,8 +144,6 @@ def _read_entry(raw: bytes, top: Path, top_bytes: bytes) -> Entry:
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise _BadEntry("format")
     body = blob["body"]
-    if blob.get("checksum") != _sha(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)):
-        raise _BadEntry("checksum")
     if not isinstance(body["hashes"], list) or len(body["hashes"]) > MAX_FILES:
         raise _BadEntry("files")
     for file, digest in body["hashes"]:
@@ -167,16 +175,15 @@ def store(token: Any, model: Any, data: Any, files: list, step_locs: dict, condi
 
     if token is None:
         return
-    path, top, top_bytes = token
+    path, top, top_bytes, key = token
     try:
         hashes = [[str(f), _sha(top_bytes if Path(f) == top else Path(f).read_bytes())] for f in files]
         body = {"model": _encode(model), "data": plain_data(data), "files": [str(f) for f in files],
                 "hashes": hashes, "step_locs": step_locs, "conditions": conditions}
-        blob = orjson.dumps({"format": FORMAT, "checksum": _sha(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)),
-                             "body": body})
+        blob = orjson.dumps({"format": FORMAT, "body": body})
     except (_Uncacheable, TypeError, OSError, RecursionError):
         return
-    write_atomically(path, blob)
+    write_atomically(path, seal(blob, key))
 
 
 # ---------------------------------------------------------------- models as plain data

@@ -23,11 +23,13 @@ quirks included, because each reproduces a benchmark's published numbers:
 
 import math
 import re
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from rulekit.core.errors import Loc, RulekitError
+from rulekit.core.pyliteral import Unreadable, read_literal
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.core.regex import compile_regex, timed
@@ -136,6 +138,7 @@ class RelaxedOptions(Word):
     gold_list_literal: bool = False
     remove: str = ""
     zero_gold: Literal["text", "near-zero"] = "text"
+    empty_list: Literal["wrong", "error"] = "wrong"
 
 
 class Relaxed(Word):
@@ -150,7 +153,8 @@ class Relaxed(Word):
     ("['5', 'five']", as VLMEvalKit TSVs store several answers) as that list. `remove: ",$"` strips
     both texts and deletes those characters before reading them as numbers (and compares the stripped
     texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
-    Atropos' ChartQA)."""
+    Atropos' ChartQA). `empty-list: error` makes an empty gold list ("[]") an `error`, as VLMEvalKit's
+    hit_calculate raises on it (`np.max` of no match); the default scores it wrong."""
 
     relaxed: RelaxedOptions = RelaxedOptions.model_construct()
 
@@ -169,6 +173,8 @@ class AnlsOptions(Word):
     drop: str | None = None
     empty_prediction: Literal["compare", "zero"] = "compare"
     correct_from: float = Field(default=1.0, ge=0.0, le=1.0)
+    list_item: Literal["text", "error"] = "text"
+    empty_list: Literal["wrong", "error"] = "wrong"
 
     @field_validator("drop")
     @classmethod
@@ -196,7 +202,11 @@ class Anls(Word):
     whitespace is collapsed (Atropos: `(?py)[^\\w\\s]`, every punctuation character);
     `empty-prediction: zero` scores 0 a prediction that normalizes to nothing (even against an empty
     gold); `correct-from: 0.5` makes a record correct when s reaches 0.5 (Atropos' DocVQA
-    "accuracy"), not only at 1."""
+    "accuracy"), not only at 1. `list-item: error` makes a list gold (a JSON list, or a list literal
+    read by `gold-list-literal`) holding an item that is not text — `[1, 2]` — an `error`, as
+    VLMEvalKit's `anls_compute` raises on it (`groundtruth.strip()`, AttributeError); the default
+    `text` reads such an item as its text. `empty-list: error` makes an empty gold list ("[]") an
+    `error` (VLMEvalKit's hit_calculate: `np.min` of no match raises); the default scores it wrong."""
 
     anls: AnlsOptions = AnlsOptions.model_construct()
 
@@ -269,6 +279,7 @@ class ContainsOptions(Word):
     either_way: bool = False
     within_gold: bool = False
     gold_list_literal: bool = False
+    gold_eval: bool = False
 
     @model_validator(mode="after")
     def _one_direction(self) -> "ContainsOptions":
@@ -287,7 +298,14 @@ class Contains(CompiledOnUse, Word):
     prediction inside the gold (VLMEvalKit's DynaMath: `short_answer.lower() in answer.lower()`).
     `gold-list-literal: true` reads a gold
     string holding a Python list literal ("['Hello', 'hello!']", VLMEvalKit's OCRBench TSV) as that
-    list of golds (never eval'd)."""
+    list of golds (never eval'd). `gold-eval: true` reads the gold as VLMEvalKit's OCRBench does,
+    `answers = eval(answer)` walked by index (read here as literal arithmetic, never run): a list or
+    tuple gives its items, in order, until one is found; a text gives its CHARACTERS ("'STOP'" is
+    S, T, O, P); an empty container gives nothing (wrong). Where the original raises, the record is an
+    `error`: a gold that is not a literal (a name, a call), one without a length (a number, True,
+    None), a set or mapping it cannot index, and an item that is not text once the walk reaches it
+    (`.lower()` of a number). A JSON list gold is walked the same way, a JSON number or null read
+    from its text."""
 
     contains: ContainsOptions = ContainsOptions.model_construct()
 
@@ -295,21 +313,52 @@ class Contains(CompiledOnUse, Word):
         """The prepare ops compiled once (errors located in the ruleset file)."""
         o = self.contains
         return CompiledContains(compile_word_prepare(o.prepare, node, "contains"), o.either_way, o.gold_list_literal,
-                                o.within_gold)
+                                o.within_gold, o.gold_eval)
 
 
 class CompiledContains:
     """A `contains` compare with its prepare ops compiled."""
 
-    __slots__ = ("prepare", "either_way", "list_literal", "within_gold")
+    __slots__ = ("prepare", "either_way", "list_literal", "within_gold", "gold_eval")
 
-    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False, within_gold: bool = False):
+    def __init__(self, prepare: Any, either_way: bool = False, list_literal: bool = False, within_gold: bool = False,
+                 gold_eval: bool = False):
         self.prepare = prepare or (lambda text: text)
         self.either_way, self.list_literal, self.within_gold = either_way, list_literal, within_gold
+        self.gold_eval = gold_eval
+
+    def _walked(self, pred: Any, gold: Any) -> tuple:
+        """`gold-eval`: OCRBench's `answers = eval(answer)` walked by index against one prediction."""
+        from rulekit.core.pyliteral import Unreadable, read_literal
+
+        if not isinstance(gold, list):
+            try:
+                gold = read_literal(gold if isinstance(gold, str) else str(gold))
+            except Unreadable:
+                return None, 0.0, f"compare `contains`: the gold {_short(gold)} is not a Python literal (eval raises)"
+        if isinstance(gold, str):
+            items: Any = list(gold)
+        elif isinstance(gold, (list, tuple)):
+            items = gold
+        elif isinstance(gold, (set, frozenset, dict, bytes)) and not gold:
+            items = []
+        elif isinstance(gold, bytes):
+            items = list(gold)
+        else:
+            return None, 0.0, f"compare `contains`: the gold reads as {_short(gold)}, which cannot be walked by index"
+        text = self.prepare(str(pred))
+        for item in items:
+            if not isinstance(item, str):
+                return None, 0.0, f"compare `contains`: the gold holds {_short(item)}, which is not text"
+            if self.prepare(item) in text:
+                return True, 1.0, None
+        return False, 0.0, None
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """Some prepared gold inside the prepared prediction (any of a list prediction); with
         `either-way`, or the prediction inside it."""
+        if self.gold_eval:
+            return self._walked(pred[0] if isinstance(pred, list) and pred else pred, record.answer)
         golds = [self.prepare(str(g)) for g in _golds(record.answer, self.list_literal)]
         for p in (pred if isinstance(pred, list) else [pred]):
             text = self.prepare(str(p))
@@ -498,8 +547,10 @@ class Judged(Word):
 class AnyOf(CompiledOnUse, Word):
     """`any-of: [COMPARE, ...]` — correct when some compare finds some predicted answer correct (a
     list prediction, e.g. from `also:`, is tried item by item); a compare that cannot score an item
-    counts as not correct. Atropos' CountBench: the gold inside the reply, or the first number
-    equal to it as an integer: `any-of: [{contains: {prepare: [strip]}}, {int-equal: {}}]`."""
+    counts as not correct — except a SymPy call past its time limit (or the record's SymPy budget
+    spent, or SymPy missing): unless another compare finds an item correct, the record's outcome is
+    then `error`, as for every SymPy time-out. Atropos' CountBench: the gold inside the reply, or the
+    first number equal to it as an integer: `any-of: [{contains: {prepare: [strip]}}, {int-equal: {}}]`."""
 
     any_of: list["Compare"] = Field(min_length=1)
 
@@ -519,13 +570,17 @@ class CompiledAnyOf:
         self.compares = compares
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
-        """Correct (1.0) when a compare says so for an item, else wrong (0.0); never a problem."""
+        """Correct (1.0) when a compare says so for an item; else the first SymPy failure (a time-out:
+        outcome `error`); else wrong (0.0)."""
+        failure = None
         for item in (pred if isinstance(pred, list) else [pred]):
             for compare in self.compares:
                 correct, _, problem = verdict(compare, item, record, normalize)
                 if correct and problem is None:
                     return True, 1.0, None
-        return False, 0.0, None
+                if failure is None and isinstance(problem, _math.MathFailure):
+                    failure = problem
+        return (None, 0.0, failure) if failure is not None else (False, 0.0, None)
 
 
 class OrJudge(CompiledOnUse, Word):
@@ -560,6 +615,126 @@ class CompiledOrJudge:
         golds = record.answer if isinstance(record.answer, list) else [record.answer]
         return False, 0.0, _math.Unresolved("or-judge: the compare does not find the prediction correct; the "
                                             "original asks its judge", pairs=[(str(pred), str(g)) for g in golds])
+
+
+class PythonGoldOptions(Word):
+    """Options of `python-gold`: `read`, `names`, `builtins`, `falsy`, `not-text` and the inner `compare`."""
+
+    read: Literal["as-is", "str", "str-or-list", "literal"] = "as-is"
+    names: dict[str, Literal["reply", "gold", "object"]] = {}
+    builtins: bool = False
+    falsy: Literal["compare", "wrong"] = "compare"
+    not_text: Literal["compare", "wrong"] = "compare"
+    compare: "Compare"
+
+
+class PythonGold(CompiledOnUse, Word):
+    """`python-gold: {read, falsy, not-text, compare}` — score with `compare` the gold as an original
+    written in Python holds it, typed as the record gives it (a JSON number, boolean, null or list
+    stays one), where the original's own handling of a gold decides the record:
+
+    * `read: str` — Python's `str(gold)`: a list gold is ONE text, its repr ("['A']"), True is
+      "True", 1.0 is "1.0" (MMStar: `extracted.upper() == str(answer).upper()`).
+    * `read: str-or-list` — a list gold stays a list of golds as given, any other gold is `str()` of
+      it (DocVQA's item: a list of answers as it is, else `[str(answer)]`).
+    * `read: literal` — a text gold is read as the Python literal it denotes, as `eval(answer)`
+      would (rulekit/core/pyliteral.py: literals and arithmetic only, nothing runs): "['STOP',
+      'stop']" is two golds, "'STOP'" the text STOP, "42" the number 42; text that is not a
+      literal (a NameError or SyntaxError for `eval`) stays the gold as it is. A bare name the
+      original's scope defines is read as `names` says: `reply` (the record's reply — a local
+      variable `response`), `gold` (the gold text itself), `object` (anything that is not text);
+      `builtins: true` reads every name of Python's builtins (`open`, `print`, `id`, ...) as an
+      object. A value that is not a list becomes a list of one (OCRBench:
+      `answers = eval(answers)`, then `[answers]`).
+    * `falsy: wrong` — a gold Python deems false (0, 0.0, "", False, None, an empty list) is never
+      right (`if extracted and answer:`), checked on the gold as the record gives it.
+    * `not-text: wrong` — the original calls a string method on the gold (`answer.upper()`,
+      `answer.strip()`, `answer.lower()`), which raises on anything else and scores the item 0:
+      a gold that is not text is wrong; of a list of golds, those before the first that is not
+      text are compared, and only a full match (score 1) counts: the original's loop stops there
+      before it reaches the gold that raises (OCRBench returns on a match, DocVQA's ANLS breaks on
+      an exact one but goes on after a partial one, and raises).
+
+    Atropos' OCRBench: `python-gold: {read: literal, names: {response: reply}, builtins: true,
+    not-text: wrong, compare: ...}`."""
+
+    python_gold: PythonGoldOptions
+
+    def compile(self, node: Any = None) -> "CompiledPythonGold":
+        """The inner compare compiled once (errors located at its entry)."""
+        raw = node.get("python-gold") if isinstance(node, dict) else None
+        inner = compile_compare(self.python_gold.compare, raw.get("compare") if isinstance(raw, dict) else None)
+        return CompiledPythonGold(self.python_gold, inner)
+
+
+class _PyObject:
+    """What a bare name that is not text evaluates to in the original's `eval` (a module, a class, a builtin)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+class CompiledPythonGold:
+    """A `python-gold` compare with its inner compare compiled."""
+
+    __slots__ = ("spec", "compare", "objects")
+
+    def __init__(self, spec: PythonGoldOptions, compare: Any):
+        self.spec, self.compare = spec, compare
+        objects = {}
+        if spec.builtins:
+            import builtins
+
+            objects = {name: _PyObject(name) for name in dir(builtins) if not isinstance(getattr(builtins, name), str)}
+        objects.update({name: _PyObject(name) for name, kind in spec.names.items() if kind == "object"})
+        self.objects = objects
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """The inner compare's verdict on the gold as the original holds it; wrong where the original
+        scores the item 0 (a falsy gold, a gold that is not text)."""
+        spec, gold = self.spec, record.answer
+        if spec.falsy == "wrong" and not gold:
+            return False, 0.0, None
+        if spec.read == "str" or (spec.read == "str-or-list" and not isinstance(gold, list)):
+            gold = str(gold)
+        elif spec.read == "literal":
+            gold = self._literal(gold, record)
+        if spec.not_text == "wrong":
+            golds = gold if isinstance(gold, list) else [gold]
+            text = []
+            for g in golds:
+                if not isinstance(g, str):
+                    break
+                text.append(g)
+            if len(text) < len(golds):
+                if not text:
+                    return False, 0.0, None
+                correct, score, problem = verdict(self.compare, pred, replace(record, answer=text), normalize)
+                return (True, 1.0, None) if correct and score == 1.0 and problem is None else (False, 0.0, None)
+            gold = text if isinstance(gold, list) else gold
+        if gold is record.answer:
+            return verdict(self.compare, pred, record, normalize)
+        return verdict(self.compare, pred, replace(record, answer=gold), normalize)
+
+    def _literal(self, gold: Any, record: Record) -> Any:
+        """`eval(gold)` for a text gold, as a list (OCRBench's `[answers]` for anything that is not one)."""
+        if isinstance(gold, str):
+            names = dict(self.objects)
+            for name, kind in self.spec.names.items():
+                if kind == "reply":
+                    names[name] = record.response
+                elif kind == "gold":
+                    names[name] = gold
+            try:
+                gold = read_literal(gold, names)
+            except Unreadable:
+                pass
+        return gold if isinstance(gold, list) else [gold]
 
 
 class Tier(Word):
@@ -637,7 +812,7 @@ BARE_COMPARE_DOC = {
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
                   "fuzzy": Fuzzy, "letter-set": LetterSet, "sorted-join": SortedJoin, "any-of": AnyOf, "or-judge": OrJudge, "tiers": Tiers,
                   "word-recall": WordRecall, "numbers-near": NumbersNear,
-                  "judged": Judged, "cases": Cases}
+                  "judged": Judged, "cases": Cases, "python-gold": PythonGold}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
 # (the forward references above resolve when a model is first used: models build lazily, see Word)
@@ -877,6 +1052,11 @@ def _short(value: Any) -> str:
 
 
 # ---------------------------------------------------------------- typed compares
+def _short(value: Any, n: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
 def _golds(gold: Any, list_literal: bool = False) -> list:
     if list_literal and isinstance(gold, str):
         gold = _list_literal(gold)
@@ -895,17 +1075,27 @@ def _list_literal(text: str) -> Any:
         value = ast.literal_eval(t)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
-    return value if isinstance(value, list) else text
+    from rulekit.core.limits import int_too_big
+
+    return value if isinstance(value, list) and not int_too_big(value) else text  # `[0xfff...]`: not read
 
 
 def _typed(kind: Any, pred: Any, gold: Any) -> tuple[bool | None, float, str | None]:
     """Best (score, correct) over every prediction × gold pair; the first problem stops the record."""
     preds = pred if isinstance(pred, list) else [pred]
     options = getattr(kind, "relaxed", None) or getattr(kind, "anls", None)
-    golds = _golds(gold, bool(getattr(options, "gold_list_literal", False)))
+    if getattr(options, "gold_list_literal", False) and isinstance(gold, str):
+        gold = _list_literal(gold)
+    golds = _golds(gold)
     if not golds:
+        if getattr(options, "empty_list", "wrong") == "error" and isinstance(gold, list):
+            return None, 0.0, "the gold is an empty list (VLMEvalKit's hit_calculate raises on it)"
         return False, 0.0, None
     if isinstance(kind, Anls):
+        if kind.anls.list_item == "error" and isinstance(gold, list):
+            bad = next((g for g in golds if not isinstance(g, str)), None)
+            if bad is not None:
+                return None, 0.0, f"compare `anls`: the gold list holds {bad!r}, which is not text"
         best = max(_anls(p, golds, kind.anls) for p in preds)
         return best >= kind.anls.correct_from if kind.anls.correct_from < 1.0 else best == 1.0, best, None
     best = 0.0

@@ -101,37 +101,58 @@ def _parser() -> Any:
 
     grammar = (resource_dir("grammars") / "condition.lark").read_text(encoding="utf-8")
     header = _tables_header(grammar)
-    kept = _kept_tables(header)
-    for path in (resource_dir("grammars") / _TABLES, kept):
-        parser = _load_tables(path, header) if path is not None else None
+    parser = _load_tables(_read_text(resource_dir("grammars") / _TABLES), header)
+    if parser is not None:
+        return parser
+    kept, key = _kept_tables(header)
+    if kept is not None:
+        from rulekit.core.cachefiles import unseal
+
+        raw = _read_text(kept, binary=True)
+        blob = unseal(raw, key) if raw is not None else None  # only tables this user's rulekit wrote
+        parser = _load_tables(blob.decode("utf-8", "replace") if blob is not None else None, header)
         if parser is not None:
             return parser
     parser = Lark(grammar, **_PARSER_OPTIONS)
     if kept is not None:
-        from rulekit.core.cachefiles import write_atomically
+        from rulekit.core.cachefiles import seal, write_atomically
 
-        write_atomically(kept, _tables_text(parser, header).encode("utf-8"))
+        write_atomically(kept, seal(_tables_text(parser, header).encode("utf-8"), key))
     return parser
 
 
-def _kept_tables(header: str) -> Any:
-    """Where this lark's tables for this grammar are kept between runs (None: the cache is off)."""
+def _read_text(path: Any, binary: bool = False) -> Any:
+    """A file's text (bytes with `binary`), or None when it cannot be read."""
+    try:
+        return path.read_bytes() if binary else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _kept_tables(header: str) -> tuple[Any, Any]:
+    """(where this lark's tables for this grammar are kept between runs, this user's cache key): (None, None)
+    when the cache is off or its directory is not this user's alone (`core.cachefiles.cache_key`)."""
     import hashlib
 
-    from rulekit.core.cachefiles import cache_dir
+    from rulekit.core.cachefiles import cache_dir, cache_key
 
     directory = cache_dir()
-    return directory / f"parser-{hashlib.sha256(header.encode()).hexdigest()[:16]}.tables" if directory else None
+    key = cache_key(directory) if directory is not None else None
+    if key is None:
+        return None, None
+    return directory / f"parser-{hashlib.sha256(header.encode()).hexdigest()[:16]}.tables", key
 
 
-def _load_tables(path: Any, header: str) -> Any:
-    """The parser from a tables file whose first line is `header`, else None."""
+def _load_tables(text: Any, header: str) -> Any:
+    """The parser from a tables text whose first line is `header`, else None."""
     import ast
 
     from lark import Lark
 
+    if text is None:
+        return None
     try:
-        first, _, body = path.read_text(encoding="utf-8").partition("\n")
+        first, _, body = text.partition("\n")
         if first != header:
             return None
         tables = ast.literal_eval(body)
@@ -181,7 +202,9 @@ def parser_tables() -> str:
 
 def write_parser_tables() -> None:
     """Rewrite `grammars/condition.tables` (in a source checkout) from the grammar."""
-    (resource_dir("grammars") / _TABLES).write_text(parser_tables(), encoding="utf-8")
+    from rulekit.core.cachefiles import write_atomically
+
+    write_atomically(resource_dir("grammars") / _TABLES, parser_tables().encode("utf-8"), mode=0o644, quiet=False)
 
 
 class ConditionFailed(Exception):

@@ -200,24 +200,43 @@ class NarrowFind(Word):
 
 
 # ---------------------------------------------------------------- compiled forms
+MAX_BOX_OVERLAP = 100_000  # characters the boxes of a text may hold beyond the text itself (nested, overlapping)
+
+
+def _brace_pairs(text: str) -> dict[int, int]:
+    """{position of a "{": position of the "}" that closes it} for the whole text, in one pass (a "}" with no
+    "{" open is skipped, as a depth count from each "{" skips it)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    o, c = text.find("{"), text.find("}")
+    while c >= 0:
+        if 0 <= o < c:
+            stack.append(o)
+            o = text.find("{", o + 1)
+        else:
+            if stack:
+                pairs[stack.pop()] = c
+            c = text.find("}", c + 1)
+    return pairs
+
+
 def boxed_spans(text: str, spec: BoxedOptions) -> list[tuple[int, int]]:
-    """(start, end) of the content of every box, in order (see `BoxedFind`)."""
+    """(start, end) of the content of every box, in order (see `BoxedFind`). Nested boxes are closed by
+    brace pairs found in one pass, so 4,000 nested boxes cost one scan, not 4,000; overlapping boxes
+    that hold more than MAX_BOX_OVERLAP characters beyond the text's own refuse the text (PrepareFailed)."""
     opener = spec.command + "{"
     out: list[tuple[int, int]] = []
     pos = text.find(opener)
+    pairs: dict[int, int] | None = None
+    total, most = 0, len(text) + MAX_BOX_OVERLAP
     while pos >= 0:
         start = pos + len(opener)
         if spec.nested:
-            depth, i, n = 1, start, len(text)
-            while depth > 0 and i < n:
-                c = text[i]
-                if c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                i += 1
-            closed = depth == 0
-            end = i - 1
+            if pairs is None:
+                pairs = _brace_pairs(text)
+            found = pairs.get(start - 1)
+            closed = found is not None
+            end = found if found is not None else len(text)
         else:
             end = text.find("}", start)
             closed = end >= 0
@@ -226,6 +245,10 @@ def boxed_spans(text: str, spec: BoxedOptions) -> list[tuple[int, int]]:
                 raise PrepareFailed(f"unbalanced braces after `{opener}` at {pos}")
             pos = text.find(opener, start)
             continue
+        total += end - start
+        if total > most:
+            raise PrepareFailed(f"the `{opener}...}}` boxes hold more than {most:,} characters together (nested "
+                                f"boxes are read once per level; at most {MAX_BOX_OVERLAP:,} beyond the text)")
         out.append((start, end))
         pos = text.find(opener, start if spec.overlapping else end + 1)
     return out

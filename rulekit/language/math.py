@@ -10,7 +10,8 @@ time limit, SymPy missing, a bad precision field), or an `Unresolved` message (o
 
 Nothing here imports SymPy: `equivalent`'s `sympy`, `interval` and `equation` tests ask the
 worker process of `rulekit.core.symbolic`, so a pathological expression costs one `timeout` and the
-record's outcome `error`, never a hung run.
+record's outcome `error`, never a hung run; a record's calls share a CPU budget of twice its `timeout`
+(a reply with thousands of boxed answers costs one budget, not thousands of limits).
 """
 
 import math
@@ -20,6 +21,7 @@ from typing import Any, Callable, Literal, Optional, Union
 from pydantic import Field
 
 from rulekit.core.pyliteral import Unreadable, read_literal
+from rulekit.core.regex import compile_regex
 from rulekit.core.record_env import RecordEnv
 from rulekit.core.records import Record
 from rulekit.language import prepare as _P
@@ -41,11 +43,16 @@ class NumberEqualOptions(Word):
     (float-equal): a PREDICTION holding a symbol is read as `float(the text before its first
     occurrence) × value`, what follows it ignored — "2π" is 6.283…, "2π/3" too; "π" alone and
     "π/2" have nothing before the symbol and do not parse — as DynaMath's `transfer_pi` reads
-    them; the gold is read with plain `float()`."""
+    them; the gold is read with plain `float()`. `within-decimals: FIELD` takes the tolerance from the
+    record's `meta.FIELD`, a number of decimal places: 10 ** -FIELD when it is a number above 0, else
+    `within` (MathVista: `10 ** (-precision) if precision > 0 else 0.01`, any precision — 7, 1.5 —
+    and none or 0 alike); a FIELD that is there but is no number makes the record wrong (the
+    original's `precision > 0` raises)."""
 
     otherwise: Otherwise = "wrong"
     falsy: Literal["correct", "judge"] = "correct"
     within: Optional[float] = Field(default=None, gt=0)
+    within_decimals: Optional[str] = Field(default=None, min_length=1)
     edge: Literal["exclusive", "inclusive"] = "exclusive"
     symbols: dict[str, float] = {}
     via_float: bool = False
@@ -60,7 +67,7 @@ class IntEqual(Word):
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
-        return _number_verdict(self, pred, record.answer)
+        return _number_verdict(self, pred, record.answer, record)
 
 
 class FloatEqual(Word):
@@ -71,7 +78,7 @@ class FloatEqual(Word):
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold (see the module doc)."""
-        return _number_verdict(self, pred, record.answer)
+        return _number_verdict(self, pred, record.answer, record)
 
 
 # ---------------------------------------------------------------- equivalent: the tests
@@ -232,13 +239,15 @@ class EquivalentSpec(Word):
     precision: PrecisionSpec = PrecisionSpec.model_construct()
     otherwise: Otherwise = "wrong"
     timeout: float = 5.0
+    identical_first: bool = True
 
 
 class Equivalent(Word):
     """`equivalent: {prepare: [...], tests: [...]}` — math-answer equivalence, configured as data. Both the
     prediction and each gold (see `gold`) go through `prepare` (an op that fails, e.g. an unbalanced
     `\\boxed{` with `unbalanced: fail`, makes that answer unequal to everything); identical texts are
-    equal; otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
+    equal (`identical-first: false`: not before the tests — VLMEvalKit's physics is_equiv parses even
+    two equal texts, and asks its judge when SymPy cannot read them); otherwise (after `split`, if given) each pair of answers runs `tests` in order — `identical`,
     `numeric`, `sympy`, `interval`, `equation`, `judge-if-contains` — and is equal as soon as one says
     so. `arguments: prediction-first` passes the prediction as the FIRST argument of every test
     (OlympiadBench's swapped call; it decides which side `numeric` scales and whose `precision` list
@@ -247,7 +256,9 @@ class Equivalent(Word):
     non-empty items that equal some gold (physics' partial credit; no items → 0), correct only at 1.
     `otherwise: judge` — a pair no test found equal needs the judge (outcome `unresolved` when the
     record is not already decided). SymPy runs in a worker process; a call past `timeout` seconds
-    of CPU time makes the record's outcome `error`."""
+    of CPU time makes the record's outcome `error`, and so do the calls of one record together past
+    twice that (`rulekit.core.symbolic.record_budget`); a text of more than 10,000 characters is never
+    parsed (as if SymPy could not read it)."""
 
     equivalent: EquivalentSpec
 
@@ -265,7 +276,7 @@ class ArithmeticOptions(Word):
 
     within: Optional[float] = Field(default=None, gt=0)
     prepare: list[_P.PrepareOp] = []
-    names: dict[str, Literal["gold"]] = {}
+    names: dict[str, Literal["gold", "prediction"]] = {}
     read: Literal["python", "latex2sympy"] = "python"
     difference: Literal["float", "abs"] = "float"
     timeout: float = Field(default=30.0, gt=0)
@@ -285,11 +296,17 @@ class Arithmetic(Word):
     PREDICTION name the gold's value: MATH-Vision's is_equal runs `b = eval(prediction)` right after
     `a = eval(gold)`, inside the function whose locals `eval` sees, so the prediction "a" (the
     letter A, lowercased) reads as the gold itself and is right whenever the gold is a number.
+    With `read: latex2sympy` the names are bound before either printed form is read, as in is_equal's
+    `a = latex2sympy(gold); b = latex2sympy(prediction)` then `eval(str(a))`, `eval(str(b))`:
+    `names: {a: gold, b: prediction}` reads a name in EITHER text as that side's parse — its value when
+    it prints as literal arithmetic, else a symbol equal only to a symbol printed the same — so the
+    gold "\\text{B}" and the prediction "B" (both print `b`, both read the prediction's parse) are equal.
     `difference: abs` compares with `within` as `abs(a - b) < T` on the values themselves (VLMEvalKit's
     is_equal: numbers only — a string is never equal —, complex numbers by their modulus) instead of
     `float()` of each. `read: latex2sympy` reads each text (after `prepare`) the way
     `eval(str(latex2sympy(text)))` does: the latex2sympy2_extended parser (in the SymPy worker, at
-    most `timeout` CPU seconds, else the record's outcome is `error`) and its printed form read as
+    most `timeout` CPU seconds, twice that for all of a record's texts, else the record's outcome is
+    `error`; a text over 10,000 characters is not parsed) and its printed form read as
     above, so "\\frac{1}{2}" is 0.5 and "1,000" is 1000, while "2\\sqrt{3}" prints `2*sqrt(3)`, a
     call, and is not read; a text it cannot parse is not equal (VLMEvalKit's MATH-Vision is_equal,
     second branch)."""
@@ -299,7 +316,7 @@ class Arithmetic(Word):
     def compile(self, node: Any = None) -> "CompiledArithmetic":
         """The prepare ops compiled once (errors located in the ruleset file)."""
         o = self.arithmetic
-        return CompiledArithmetic(o.within, tuple(o.names), compile_word_prepare(o.prepare, node, "arithmetic"),
+        return CompiledArithmetic(o.within, dict(o.names), compile_word_prepare(o.prepare, node, "arithmetic"),
                                   o.read, o.difference, o.timeout)
 
     def verdict(self, pred: Any, record: Record, normalize: Any = None) -> tuple:
@@ -310,11 +327,14 @@ class Arithmetic(Word):
 class CompiledArithmetic:
     """An `arithmetic` compare with its prepare ops compiled."""
 
-    __slots__ = ("within", "gold_names", "prepare", "parse", "difference", "timeout")
+    __slots__ = ("within", "gold_names", "prediction_names", "prepare", "parse", "difference", "timeout")
 
-    def __init__(self, within: float | None, gold_names: tuple, prepare: Any, parse: str = "python",
+    def __init__(self, within: float | None, names: Any, prepare: Any, parse: str = "python",
                  difference: str = "float", timeout: float = 30.0):
-        self.within, self.gold_names, self.prepare = within, gold_names, prepare or (lambda text: text)
+        names = names if isinstance(names, dict) else dict.fromkeys(names, "gold")
+        self.gold_names = tuple(k for k, side in names.items() if side == "gold")
+        self.prediction_names = tuple(k for k, side in names.items() if side == "prediction")
+        self.within, self.prepare = within, prepare or (lambda text: text)
         self.parse, self.difference, self.timeout = parse, difference, timeout
 
     def _read(self, text: Any, names: dict | None = None) -> Any:
@@ -353,12 +373,48 @@ class CompiledArithmetic:
         from rulekit.core import symbolic
 
         try:
-            return self._verdict(pred, record)
+            with symbolic.record_budget(self.timeout):
+                return self._verdict(pred, record)
         except symbolic.MathError as exc:
-            return None, 0.0, f"arithmetic: {exc}"
+            return None, 0.0, MathFailure(f"arithmetic: {exc}")
+
+    def _printed(self, text: Any) -> Any:
+        """The text after `prepare`, printed by the `read` parser (None when it cannot parse it)."""
+        from rulekit.core import symbolic
+
+        text = self.prepare(text if isinstance(text, str) else str(text))
+        try:
+            return symbolic.printed(text, self.parse, self.timeout)
+        except symbolic.RequestFailed:
+            return None
+
+    def _both_named(self, pred: Any, golds: list) -> tuple:
+        """`read: latex2sympy` with a name for each side: both printed forms read with the names bound to
+        the two parses (a parse that is not literal arithmetic is a symbol named by its printed form)."""
+        printed_pred = self._printed(pred)
+        if printed_pred is None:
+            return False, 0.0, None
+        for g in golds:
+            printed_gold = self._printed(g)
+            if printed_gold is None:
+                continue
+            names = {}
+            for name in self.gold_names:
+                names[name] = _parse_value(printed_gold)
+            for name in self.prediction_names:
+                names[name] = _parse_value(printed_pred)
+            try:
+                value, target = read_literal(printed_pred, names), read_literal(printed_gold, names)
+            except Unreadable:
+                continue
+            if self._same(value, target):
+                return True, 1.0, None
+        return False, 0.0, None
 
     def _verdict(self, pred: Any, record: Record) -> tuple:
         golds = [g for g in (record.answer if isinstance(record.answer, list) else [record.answer]) if g is not None]
+        if self.prediction_names and self.parse != "python":
+            return self._both_named(pred, golds)
         value = None if self.gold_names else self._read(pred)
         if value is _UNREAD:
             return False, 0.0, None
@@ -376,6 +432,35 @@ class CompiledArithmetic:
 
 
 _UNREAD = object()
+
+
+class _Symbol:
+    """A parse that is not literal arithmetic (a SymPy symbol or expression), known by its printed form: the
+    difference of two that print the same is 0, any other arithmetic on it is refused (TypeError), as
+    `abs(expr) < 1e-6` on a symbolic SymPy value is for `if`."""
+
+    __slots__ = ("printed",)
+
+    def __init__(self, printed: str):
+        self.printed = printed
+
+    def __sub__(self, other: Any) -> int:
+        if isinstance(other, _Symbol) and other.printed == self.printed:
+            return 0
+        raise TypeError("symbolic")
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Symbol) and other.printed == self.printed
+
+    def __hash__(self) -> int:
+        return hash(self.printed)
+
+
+def _parse_value(printed: str) -> Any:
+    try:
+        return read_literal(printed)
+    except Unreadable:
+        return _Symbol(printed)
 
 COMPARE_MODELS = {"int-equal": IntEqual, "float-equal": FloatEqual, "equivalent": Equivalent, "arithmetic": Arithmetic}
 
@@ -415,6 +500,12 @@ class Unresolved(str):
             score = n / self.total if self.total else 0.0
             return score == 1.0, score
         return n == self.total, 1.0 if n == self.total else 0.0
+
+
+class MathFailure(str):
+    """A verdict `problem` from the SymPy worker — a call past its time limit, the record's budget spent,
+    SymPy missing —: the record could not be decided (outcome `error`), and `any-of` keeps it rather than
+    counting the compare as not correct."""
 
 
 class _Failed(Exception):
@@ -491,10 +582,21 @@ class CompiledEquivalent:
 
 
 # ---------------------------------------------------------------- int-equal, float-equal
-def _number_verdict(kind: Any, pred: Any, gold: Any):
+def _number_verdict(kind: Any, pred: Any, gold: Any, record: Record | None = None):
     convert, opts, name = (int, kind.int_equal, "int-equal") if isinstance(kind, IntEqual) else \
         (float, kind.float_equal, "float-equal")
     golds = [g for g in (gold if isinstance(gold, list) else [gold]) if g is not None]
+    within = opts.within
+    if opts.within_decimals is not None:
+        places = (record.meta or {}).get(opts.within_decimals) if record is not None else None
+        if places is not None:
+            if not isinstance(places, (int, float)):  # `precision > 0` raises: the item scores 0
+                return False, 0.0, None
+            if places > 0:
+                try:
+                    within = 10 ** (-places)
+                except OverflowError:  # an integer too large for a float: the original raises too
+                    return False, 0.0, None
     if convert is int and opts.via_float:
         convert = _int_via_float
     try:
@@ -508,8 +610,8 @@ def _number_verdict(kind: Any, pred: Any, gold: Any):
                 target = convert(g)
             except (ValueError, TypeError, OverflowError):
                 continue
-            if value == target if opts.within is None else (abs(value - target) <= opts.within if inclusive
-                                                            else abs(value - target) < opts.within):
+            if value == target if within is None else (abs(value - target) <= within if inclusive
+                                                       else abs(value - target) < within):
                 if not value and opts.falsy == "judge":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
                                                   f"treats it as not prefetched and asks its judge",
@@ -538,7 +640,13 @@ def _with_symbols(pred: Any, symbols: dict[str, float]) -> float:
 
 
 # ---------------------------------------------------------------- equivalent
-_LIST_ITEM = re.compile(r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])""", re.S)
+# One item of a list literal and the "," or "]" after it. Written for linear time (possessive runs; a bare
+# item is its characters up to the last non-space one) with the matches of Python `re` on the original
+# r"""\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^,'"\[\]]*?))\s*(,|\])""" (re.S), which
+# was quadratic in a run of spaces ("[a" + " " * 64k + "'b]": 27 s, with no time limit); `(?py)` keeps
+# `re`'s \s. tests/test_redos.py compares the two.
+_LIST_ITEM_SOURCE = r"""(?py)(?s)\s*+(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|((?:\s*+[^,'"\[\]\s])*+))\s*+(,|\])"""
+_LIST_ITEM = compile_regex(_LIST_ITEM_SOURCE, None)
 
 
 def read_list_literal(text: str) -> list[str] | None:
@@ -741,7 +849,7 @@ def _item(c: CompiledEquivalent, x: str, y: str, precision: float) -> str:
 def _pair(c: CompiledEquivalent, pred: str, gold: str, precision: list[float]) -> str:
     """Prepared prediction vs prepared gold: EQUAL, JUDGE, or not equal (NEXT/STOP)."""
     x, y = (pred, gold) if c.spec.arguments == "prediction-first" else (gold, pred)
-    if x == y:
+    if x == y and c.spec.identical_first:
         return EQUAL
     if c.split is None:
         return _item(c, x, y, precision[0] if precision else c.spec.precision.default)
@@ -784,6 +892,13 @@ def _prepared(c: CompiledEquivalent, text: str) -> str | None:
 def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
     from rulekit.core import symbolic
 
+    with symbolic.record_budget(c.spec.timeout):
+        return _equivalent_within_budget(c, pred, record)
+
+
+def _equivalent_within_budget(c: CompiledEquivalent, pred: Any, record: Record):
+    from rulekit.core import symbolic
+
     try:
         precision = _precision(c, record)
         golds = [_prepared(c, g) if g is not None else None for g in _golds(c, record.answer)]
@@ -811,7 +926,9 @@ def _equivalent_verdict(c: CompiledEquivalent, pred: Any, record: Record):
             elif status == JUDGE:
                 unknown.append(item)
                 pairs += judged
-    except (symbolic.MathError, _Failed) as exc:
+    except symbolic.MathError as exc:
+        return None, 0.0, MathFailure(f"equivalent: {exc}")
+    except _Failed as exc:
         return None, 0.0, f"equivalent: {exc}"
     fraction = c.spec.credit == "fraction"
     if unknown and (fraction or matched + len(unknown) == len(distinct)):
@@ -837,7 +954,7 @@ def math_verdict(kind: Any, pred: Any, record: Record):
     if pred is None:
         return False, 0.0, None
     if isinstance(kind, (IntEqual, FloatEqual)):
-        return _number_verdict(kind, pred, record.answer)
+        return _number_verdict(kind, pred, record.answer, record)
     if isinstance(kind, Equivalent):  # not compiled (a caller outside the engine): compile once
         found = _UNCOMPILED.get(id(kind))
         if found is None or found[0] is not kind:

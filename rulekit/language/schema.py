@@ -81,6 +81,23 @@ _COMPARE_MODELS = _compares.COMPARE_MODELS
 Compare = _compares.Compare
 
 
+class LettersCount(Word):
+    """`letters-count:` — a record's option letters are the first N letters of the alphabet (A, B,
+    C, ...), N counted from its options, as originals that build `ascii_uppercase[:num_choices]` do:
+    the letters the options carry do not matter (options A, B, D make three letters: A, B, C).
+    `count: all` counts every option (AI2D, MMMU: `len(choices)`); `non-blank` only those whose text
+    holds more than whitespace (MMStar: `isinstance(val, str) and val.strip()`). `among: ABCDEF`
+    counts only options under those letters (an environment that reads keys A-F only). N is at
+    least `at-least` (`max(num_choices, 4)`); a record with no options at all gets `if-none`
+    letters (MMMU-Pro: 10), else `at-least`. A letter's option text is the record's option under
+    that letter, empty when it has none. Replaces `letters-if-missing` and `letters-at-least`."""
+
+    count: Literal["all", "non-blank"] = "all"
+    among: str | None = Field(default=None, pattern="^[A-Z]{1,26}$")
+    at_least: int = Field(default=0, ge=0, le=26)
+    if_none: int | None = Field(default=None, ge=0, le=26)
+
+
 class Section(Word):
     """The pipeline for one question type: `prepare` ops, `steps`, then `fallback`, `normalize` and
     `compare`. `from: RULESET` starts from that ruleset's section (keys given here override it).
@@ -89,7 +106,15 @@ class Section(Word):
     record with fewer option letters with the first letters of the alphabet it lacks, up to N
     (Atropos' `ascii_uppercase[:max(n, 4)]`: a 3-option question still accepts `D`); an added
     letter's option text is empty, and an empty text always occurs for `option-text`, so use it
-    with letter finds."""
+    with letter finds. `letters-count` instead makes the letters the first N of the alphabet, N
+    counted from the options (`LettersCount`).
+    `needs-options: true|false` says whether the multiple-choice section can read a record that has
+    no options and gets no letters from `letters-if-missing` / `letters-at-least`. Such a record is
+    decided `unreadable` (no step runs, no judge is asked, no letter is drawn) and left out of
+    accuracy unless `--count-unreadable` is given. Without the key, a section needs options when its
+    compare is `letter` (it answers with one of the record's option letters: VLMEvalKit's
+    can_infer, lmms-eval's parser); a section that reads the whole reply or fixed letters
+    (`mmevalpro`, Atropos' `A-D`) reads such records. Open sections ignore it."""
 
     from_: str | None = Field(default=None, alias="from")
     prepare: list[PrepareOp] = []
@@ -99,6 +124,14 @@ class Section(Word):
     compare: Compare = "letter"
     letters_if_missing: list[str] = []
     letters_at_least: int = Field(default=0, ge=0, le=26)
+    letters_count: LettersCount | None = None
+    needs_options: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_letter_rule(self) -> "Section":
+        if self.letters_count is not None and (self.letters_if_missing or self.letters_at_least):
+            raise ValueError("`letters-count` replaces `letters-if-missing` and `letters-at-least`: give one or the other")
+        return self
 
 
 class Example(Word):
@@ -326,7 +359,7 @@ class Ruleset(Word):
 
 
 VOCABULARY: dict[str, type[Word]] = {
-    "ruleset": Ruleset, "section": Section, "step": Step, "metrics": Metrics, "example": Example,
+    "ruleset": Ruleset, "section": Section, "letters-count": LettersCount, "step": Step, "metrics": Metrics, "example": Example,
     "binary": BinarySpec, "all-correct": AllCorrectSpec, "key part": KeyPart, "totals": TotalsSpec,
     **{f"prepare: {k}": m for k, m in PREPARE_MODELS.items()},
     **{f"find: {k}": m for k, m in _FIND_MODELS.items()},

@@ -1,10 +1,17 @@
 """The judge's replies on disk: a SQLite file keyed by what was asked (model, prompt template,
-prompt, attempt, sampling), committed reply by reply; a file that is not SQLite is E502."""
+prompt, attempt, sampling), committed reply by reply; a file that is not SQLite is E502.
+
+The path is opened as a path, never read as an SQLite URI (`run#1/judge.sqlite` is that file, not
+`run`). A cache that is written lives in a directory no other user can write (E407 otherwise): SQLite
+creates its journal files there under predictable names (`-wal`, `-shm`) and follows links, so a link
+another user planted would be written through. A new database file is created exclusively, never
+through a link."""
 from __future__ import annotations
 
 import hashlib
 import json
 import sqlite3
+import os
 import threading
 import time
 from pathlib import Path
@@ -16,10 +23,33 @@ class JudgeCache:
     """Judge replies on disk (SQLite), committed one by one; thread-safe."""
 
     def __init__(self, path: Path, readonly: bool = False):
-        self.path = path
+        self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
         self.conn: sqlite3.Connection | None = None
+        if not readonly:
+            self._check_place()
+
+    def _check_place(self) -> None:
+        """E407 unless the directory the cache's file lives in (links followed: where SQLite will write
+        it and its journals) is one no other user can write."""
+        from rulekit.core.cachefiles import others_may_write
+
+        where = Path(os.path.realpath(self.path)).parent
+        probe = where
+        while not probe.exists() and probe != probe.parent:  # created later: its first existing parent
+            probe = probe.parent
+        try:
+            info = os.stat(probe)
+        except OSError:
+            return  # cannot be looked at: opening it reports the problem
+        if others_may_write(info):
+            import stat
+
+            raise RulekitError(f"the judge cache {self.path} would be written in {probe}, a directory other users "
+                               f"can write (mode {stat.filemode(info.st_mode)})", code="E407",
+                               help="SQLite writes the cache and its journals there under names anyone could "
+                                    "link elsewhere: give --judge-cache a path in a directory of your own")
 
     def _broken(self, e: Exception) -> RulekitError:
         """E502 for a cache file that is not a readable SQLite database."""
@@ -39,10 +69,18 @@ class JudgeCache:
         if self.conn is None:
             if not self.path.exists() and not create:
                 return None
-            if create:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            uri = f"file:{self.path}?mode=ro" if self.readonly else f"file:{self.path}"
-            self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
+            if self.path.exists() and not self.path.is_file():  # a FIFO or device would hang or never end
+                raise sqlite3.DatabaseError("not a regular file")
+            path = str(self.path.absolute())  # starts with "/": SQLite never takes it for a `file:` URI
+            if self.readonly:  # the only URI: every character of the path quoted (`#`, `?`, `%`)
+                import urllib.parse
+
+                self.conn = sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True,
+                                            check_same_thread=False, timeout=30)
+            else:
+                if create and not self.path.exists():
+                    self._create()
+                self.conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
             if not self.readonly:
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, "
@@ -51,6 +89,16 @@ class JudgeCache:
             else:
                 self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the header
         return self.conn
+
+    def _create(self) -> None:
+        """An empty database file, created exclusively (O_EXCL|O_NOFOLLOW: never through a planted link),
+        in a directory made if missing; SQLite fills it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644))
+        except FileExistsError:  # another run made it first (a link left there is refused by SQLite's open)
+            if os.path.islink(self.path) and not self.path.exists():
+                raise sqlite3.DatabaseError("a dangling symbolic link is in its place") from None
 
     @staticmethod
     def key(model: str, template: str, prompt: str, attempt: int, sampling: dict) -> str:

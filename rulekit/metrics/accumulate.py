@@ -2,8 +2,10 @@
 
 `MetricsPlan(ruleset)` compiles once what a ruleset's metrics need (breakdown fields, declared
 breakdown labelers, group spec). `Accumulator` holds only counts: a :class:`~rulekit.metrics.Tally`
-overall, per question type, per breakdown value and per declared label, plus the outcome counts and one byte per decision saying whether it was correct (for bootstrap
-intervals).
+overall, per question type, per breakdown value and per declared label, plus the outcome counts and one
+status byte per input record (`RIGHT`, `WRONG`, `UNREADABLE` left out, `NOT_SCORED`: no section), which gives
+bootstrap intervals and lets several rulesets be compared on the records all of them scored
+(`rulekit.report.joint`).
 Group metrics (CircularEval, MMEvalPro triplets, WeMath) need every member of a group together,
 so for a ruleset that declares `groups:` (or `binary:`, `all-correct:`) the accumulator also keeps each
 (decision, record) pair, without traces. Accumulators filled by worker processes are merged in input order
@@ -23,7 +25,12 @@ from rulekit.metrics.consistency import all_correct_metrics, totals_metrics
 from rulekit.metrics.groups import group_key, group_metrics
 from rulekit.metrics.rollup import breakdown_figures, labeler
 
-__all__ = ["MetricsPlan", "Accumulator"]
+__all__ = ["MetricsPlan", "Accumulator", "WRONG", "RIGHT", "UNREADABLE", "NOT_SCORED"]
+
+# A record's status for one ruleset (`Accumulator.status`, one byte per input record, in input order):
+WRONG, RIGHT = 0, 1  # in the headline: scored wrong (or not scored by its compare) / right
+UNREADABLE = 2       # outcome `unreadable`, left out of the headline (counted: WRONG, with --count-unreadable)
+NOT_SCORED = 3       # the ruleset has no section for the record's question type
 
 
 class MetricsPlan:
@@ -60,17 +67,17 @@ class MetricsPlan:
             acc.outcomes[d.outcome] += 1
             if d.outcome == "error":
                 acc.errors[d.reason] = acc.errors.get(d.reason, 0) + 1
-            acc.correct.append(d.correct is True)
+            acc.status.append(d.correct is True)
             return
         _count(acc, d, self.keys(r))
-        acc.correct.append(d.correct is True)
+        acc.status.append(d.correct is True)
         if self.keep:
             acc.kept.append((_slim(d), r))
 
     def reserve(self, acc: "Accumulator", r: Record) -> tuple:
         """Hold record `r`'s place in `acc` for a decision made later elsewhere (`fill`): its
         buckets are created now, so breakdown keys keep their first-appearance order. Returns the
-        slot: (position in `acc.correct`, position in `acc.kept` or -1, the record's bucket keys)."""
+        slot: (position in `acc.status`, position in `acc.kept` or -1, the record's bucket keys)."""
         keys = self.keys(r)
         _tally(acc.by_type, keys[0])
         for buckets, key in zip(acc.by_field, keys[1]):
@@ -78,18 +85,18 @@ class MetricsPlan:
         for buckets, key in zip(acc.by_label, keys[2]):
             for one in (key if type(key) is tuple else (key,)):
                 _tally(buckets, one)
-        acc.correct.append(0)
+        acc.status.append(WRONG)
         if not self.keep:
-            return len(acc.correct) - 1, -1, keys
+            return len(acc.status) - 1, -1, keys
         acc.kept.append((None, r))  # type: ignore[arg-type]
-        return len(acc.correct) - 1, len(acc.kept) - 1, keys
+        return len(acc.status) - 1, len(acc.kept) - 1, keys
 
     def fill(self, acc: "Accumulator", slot: tuple, d: Decision) -> None:
         """Count decision `d` into the place `reserve` held (positions already shifted by what was
         merged into `acc` before the reserving accumulator)."""
         at, kept_at, keys = slot
         _count(acc, d, keys)
-        acc.correct[at] = d.correct is True
+        acc.status[at] = d.correct is True
         if kept_at >= 0:
             acc.kept[kept_at] = (_slim(d), acc.kept[kept_at][1])
 
@@ -119,7 +126,7 @@ class MetricsPlan:
 class Accumulator:
     """Counts of one ruleset's decisions so far (picklable; see :class:`MetricsPlan`)."""
 
-    __slots__ = ("outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "correct", "errors")
+    __slots__ = ("outcomes", "by_type", "by_field", "by_label", "kept", "skipped", "status", "errors", "unreadable")
 
     def __init__(self, n_fields: int = 0, n_declared: int = 0):
         self.outcomes: dict[str, int] = {o: 0 for o in OUTCOMES}
@@ -128,8 +135,9 @@ class Accumulator:
         self.by_label: list[dict[str, Tally]] = [{} for _ in range(n_declared)]
         self.kept: list[tuple[Decision, Record]] = []
         self.skipped: dict[str, int] = {}  # records of a question type the ruleset has no section for
-        self.correct = bytearray()  # 1/0 per decision, in input order: one byte a record, for bootstraps
+        self.status = bytearray()  # per input record, in input order: RIGHT, WRONG, UNREADABLE or NOT_SCORED
         self.errors: dict[str, int] = {}  # outcome `error`: count per reason (Decision.reason)
+        self.unreadable = 0  # decisions with outcome `unreadable` (left out or, with --count-unreadable, counted)
 
     @property
     def total(self) -> Tally:
@@ -140,9 +148,21 @@ class Accumulator:
             total.merge(tally)
         return total
 
+    @property
+    def correct(self) -> bytes:
+        """1/0 per record in the headline, in input order (what bootstrap intervals resample)."""
+        return bytes(self.status).translate(None, bytes((UNREADABLE, NOT_SCORED)))
+
     def skip(self, record: Record) -> None:
         """Count a record the ruleset does not decide."""
         self.skipped[record.question_type] = self.skipped.get(record.question_type, 0) + 1
+        self.status.append(NOT_SCORED)
+
+    def leave_out(self, d: Decision) -> None:
+        """Count an `unreadable` decision that stays out of the headline: its outcome, nothing else."""
+        self.outcomes[d.outcome] = self.outcomes.get(d.outcome, 0) + 1
+        self.unreadable += 1
+        self.status.append(UNREADABLE)
 
     def merge(self, other: "Accumulator") -> None:
         """Add the counts of `other`, which saw the records right after these."""
@@ -154,7 +174,8 @@ class Accumulator:
             for key, tally in theirs.items():
                 _tally(mine, key).merge(tally)
         self.kept.extend(other.kept)
-        self.correct += other.correct
+        self.status += other.status
+        self.unreadable += other.unreadable
 
 
 def _count(acc: Accumulator, d: Decision, keys: tuple) -> None:

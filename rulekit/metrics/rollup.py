@@ -79,12 +79,15 @@ def labeler(spec: Any) -> Callable[[Record], Any]:
 def _list_labels(value: Any) -> tuple:
     """The labels of a list-literal field: each element of the list its text reads as (parsed, never run),
     a repeated one twice; a text that is not a list literal is its own one label."""
+    from rulekit.core.limits import int_too_big
     from rulekit.core.pyliteral import Unreadable, read_literal
 
     if isinstance(value, str):
         try:
             items = read_literal(value)
         except (Unreadable, RecursionError):
+            return (value,)
+        if int_too_big(items):  # `[0xfff...]`: an integer no label can print; the text is its own label
             return (value,)
         if isinstance(items, (list, tuple)):
             return tuple(group_key(item) for item in items)

@@ -11,11 +11,12 @@ A stream (``-`` for stdin, a FIFO, ``/dev/stdin``, a process substitution) is op
 first bytes are read ahead for detection and replayed to the reader, so nothing is lost. JSONL,
 JSON and CSV/TSV streams are read as they come; parquet and .xlsx need a seekable file, so such a
 stream is first copied to an anonymous temporary file.
+Every reader keeps to the limits of `rulekit.core.limits` (inflated bytes, line length, rows,
+columns, cells, document size): past one, E302 at the line, row or cell.
 See each module's docstring for its field mapping.
 """
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import shutil
@@ -25,6 +26,7 @@ import tempfile
 from typing import IO, Iterable, Iterator
 
 from rulekit.core.errors import InputError, UsageError
+from rulekit.core.limits import GunzipReader
 from rulekit.core.records import Record
 from rulekit.readers.jsonl import OUR_FIELDS, READ_ERRORS, corrupt, open_bytes, read_jsonl
 from rulekit.readers.mmevalpro import read_json
@@ -76,7 +78,8 @@ class _Replay(io.RawIOBase):
 
 def open_stream(path: str) -> IO[bytes]:
     """Open the stream `path` once (``-`` is stdin) as a buffered reader that supports `peek`,
-    transparently gunzipping; the bytes read ahead for this are replayed, not lost."""
+    transparently gunzipping (within the inflate limits); the bytes read ahead for this are replayed, not
+    lost."""
     try:
         raw = sys.stdin.buffer if path == "-" else open(path, "rb", buffering=0)
     except OSError as e:
@@ -89,7 +92,7 @@ def open_stream(path: str) -> IO[bytes]:
         head += chunk
     f: IO[bytes] = io.BufferedReader(_Replay(head, raw))
     if head[:2] == b"\x1f\x8b":
-        f = gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[assignment]
+        f = GunzipReader(f, "<stdin>" if path == "-" else path)
     return f
 
 
@@ -101,6 +104,9 @@ def _spooled(f: IO[bytes], name: str) -> IO[bytes]:
     except READ_ERRORS as e:
         tmp.close()
         raise corrupt(name, e) from None
+    except BaseException:  # over an inflate limit, interrupted
+        tmp.close()
+        raise
     finally:
         f.close()
     tmp.seek(0)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import gzip
 import math
 import sys
 import zlib
@@ -45,6 +44,7 @@ from typing import IO, Any, Iterable, Iterator
 import orjson
 
 from rulekit.core.errors import CorruptInput, InputError, Loc
+from rulekit.core.limits import GunzipReader, int_too_big, limit, line_too_long, over
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN, QUESTION_TYPES, Record
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -66,7 +66,8 @@ _LMMS_DOC_MAPPED = {"id", "options", "choices", "question", "question_type", "an
 # ---------------------------------------------------------------- shared helpers
 
 def open_bytes(path: str) -> IO[bytes]:
-    """Open `path` for binary reading, transparently gunzipping (by magic bytes); "-" is stdin."""
+    """Open `path` for binary reading, transparently gunzipping (by magic bytes, within the inflate limits of
+    `rulekit.core.limits`); "-" is stdin."""
     if path == "-":
         return sys.stdin.buffer
     try:
@@ -74,8 +75,14 @@ def open_bytes(path: str) -> IO[bytes]:
     except OSError as e:
         raise InputError(f"cannot open {path}: {e.strerror or e}") from None
     if f.peek(2)[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
+        return GunzipReader(f, path)
     return f
+
+
+def bounded_lines(f: IO[bytes]) -> Iterable[bytes]:
+    """The lines of the binary file `f`, each read with at most `line-bytes` + 1 bytes: a line longer than
+    the limit is never read whole (`records_from_lines` refuses it, E302, at its line)."""
+    return iter(functools.partial(f.readline, limit("line-bytes") + 1), b"")
 
 
 READ_ERRORS = (OSError, EOFError, zlib.error)  # what a truncated or corrupt (gzip) stream raises
@@ -130,9 +137,10 @@ def _object_in(text: str) -> Any:
     from rulekit.core.pyliteral import Unreadable, read_literal
 
     try:
-        return read_literal(text)
+        value = read_literal(text)
     except (Unreadable, RecursionError):
         return None
+    return None if int_too_big(value) else value  # `10**5000`: not a value a field can hold (nor print)
 
 
 def lookup_first(row: Any, spec: str) -> tuple[bool, Any]:
@@ -179,6 +187,9 @@ def normalize_choices(value: Any) -> dict[str, str] | None:
                 value = ast.literal_eval(text)
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 raise ValueError(f"cannot parse choices {text[:60]!r}") from None
+            if int_too_big(value):
+                raise ValueError(f"choices {text[:60]!r}... hold an integer of more digits than Python turns "
+                                 f"into text ({sys.get_int_max_str_digits() or 4300:,})")
     if isinstance(value, dict):
         out = {str(k): v if isinstance(v, str) else str(v)
                for k, v in value.items() if not is_blank(v)}
@@ -414,7 +425,7 @@ def read_jsonl(path: str, fields: dict[str, str] | None = None,
     f = f if f is not None else open_bytes(path)
     name = "<stdin>" if path == "-" else path
     try:
-        yield from records_from_lines(f, name, 1, fields, lmms)
+        yield from records_from_lines(bounded_lines(f), name, 1, fields, lmms)
     finally:
         if f is not sys.stdin.buffer:
             f.close()
@@ -439,11 +450,15 @@ def records_from_lines(lines: Iterable[bytes], name: str, first_line: int = 1,
     """Records of JSONL `lines` (bytes, newline-terminated or not) whose first is line `first_line`
     of file `name`: blank lines skipped, a byte-order mark on line 1 dropped (when `bom`: the lines
     start the file), bad JSON an InputError at ``name:LINE``, a stream that breaks off (truncated gzip)
-    E301 after the last whole line (also used by rulekit.run.parallel on byte ranges of a file)."""
+    E301 after the last whole line (also used by rulekit.run.parallel on byte ranges of a file). A line
+    longer than the `line-bytes` limit is E302 (`bounded_lines` reads no more of it than that)."""
     loads, plain = orjson.loads, not fields and lmms is not True
     n = first_line - 1
+    cap = limit("line-bytes")
     try:  # only the line iterator can raise a read error (a gzip stream that breaks off)
         for n, line in enumerate(lines, first_line):
+            if len(line) > cap and line_too_long(line, cap):
+                raise over("line-bytes", f"line {n} is longer than", Loc(name, n, 0))
             if n == 1 and bom and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
             if not line.strip():

@@ -11,7 +11,8 @@ Genuine Accuracy) is ``meta.triplet_id``.
 Any other ``.json`` file must be a JSON array of objects in our schema or lmms-eval
 ``--log_samples`` objects, or an object whose ``logs`` key holds such an array (older lmms-eval
 ``*.json`` sample files); a single object with an ``id`` reads as one record. JSON arrays are
-loaded whole (not streamed). Record.where is ``file#N`` (1-based position in the array).
+loaded whole (not streamed), up to the `document-bytes` limit (`rulekit.core.limits`). Record.where
+is ``file#N`` (1-based position in the array).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import IO, Any, Iterator
 import orjson
 
 from rulekit.core.errors import InputError, Loc
+from rulekit.core.limits import read_capped
 from rulekit.core.records import MULTIPLE_CHOICE, Record
 from rulekit.readers.jsonl import READ_ERRORS, corrupt, fail, is_lmms, make_record, open_bytes, record_from_obj
 
@@ -44,10 +46,10 @@ def mmevalpro_base(obj: dict) -> tuple[dict, dict]:
 
 def load_json(path: str, f: IO[bytes] | None = None) -> Any:
     """Decode a whole JSON file (optionally gzipped, or the opened stream `f` named `path`);
-    InputError with line:column when invalid."""
+    InputError with line:column when invalid, E302 past the `document-bytes` limit (no more is read)."""
     with f if f is not None else open_bytes(path) as f:
         try:
-            data = f.read()
+            data = read_capped(f, path, "document-bytes", "the JSON document is larger than")
         except READ_ERRORS as e:
             raise corrupt(path, e) from None
     if data.startswith(b"\xef\xbb\xbf"):

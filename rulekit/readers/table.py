@@ -28,6 +28,7 @@ import io
 from typing import IO, Any, Iterable, Iterator
 
 from rulekit.core.errors import InputError, Loc, RulekitError, warn
+from rulekit.core.limits import LimitError, check_zip, limit, line_too_long, over
 from rulekit.core.records import Record
 from rulekit.readers.jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
 
@@ -82,28 +83,55 @@ def read_csv(path: str, fields: dict[str, str] | None = None,
     """Stream Records from a CSV (or, with ``delimiter="\\t"``, TSV) file with a header row.
 
     Also reads VLMEvalKit prediction TSVs. A row whose cell count differs from the header's
-    raises InputError at its line.
+    raises InputError at its line. A line, a field or a whole record (a quoted field may span lines)
+    longer than the `line-bytes` limit, in characters, and a header with more than `columns` names are
+    E302 (`rulekit.core.limits`): no longer line is ever read whole.
     """
-    csv.field_size_limit(2**31 - 1)  # VLMEvalKit TSVs may carry base64 images
+    cap = limit("line-bytes")
+    csv.field_size_limit(cap)
+    kind = "TSV" if delimiter == "\t" else "CSV"
     with io.TextIOWrapper(f if f is not None else open_bytes(path), encoding="utf-8-sig",
-                          newline="") as f:
-        reader = csv.reader(f, delimiter=delimiter)
+                          newline="") as text:
+        at = [0, 0]  # lines read, characters of the record being read
+
+        def lines() -> Iterator[str]:
+            readline = text.readline
+            while True:
+                line = readline(cap + 1)
+                if not line:
+                    return
+                at[0] += 1
+                at[1] += len(line)
+                if at[1] > cap and (line_too_long(line, cap) or at[1] > cap + 1):
+                    what = f"line {at[0]} is" if line_too_long(line, cap) else f"the record ending on line {at[0]} is"
+                    raise over("line-bytes", f"{what} longer than", Loc(path, at[0], 0))
+                yield line
+
+        reader = csv.reader(lines(), delimiter=delimiter)
         try:
             header = next(reader, None)
             if header is None:
                 return
+            if len(header) > limit("columns"):
+                raise over("columns", f"the header has {len(header):,} columns, more than", Loc(path, 1, 0))
             start = reader.line_num + 1
+            at[1] = 0
             for cells in reader:
                 line, start = start, reader.line_num + 1
+                at[1] = 0
                 if not cells or (len(cells) == 1 and not cells[0].strip()):
                     continue
                 if len(cells) != len(header):
                     raise fail(f"row has {len(cells)} cells, the header has {len(header)}",
                                path, line, "")
                 yield _record(line, dict(zip(header, cells)), fields, path, True)
-        except (csv.Error, UnicodeDecodeError) as e:
-            raise fail(f"cannot parse {'TSV' if delimiter == chr(9) else 'CSV'}: {e}",
-                       path, max(reader.line_num, 1), "") from None
+        except csv.Error as e:
+            if str(e).startswith("field larger than field limit"):
+                raise over("line-bytes", f"a field on line {max(reader.line_num, 1)} is longer than",
+                           Loc(path, max(reader.line_num, 1), 0)) from None
+            raise fail(f"cannot parse {kind}: {e}", path, max(reader.line_num, 1), "") from None
+        except UnicodeDecodeError as e:
+            raise fail(f"cannot parse {kind}: {e}", path, max(reader.line_num, 1), "") from None
         except READ_ERRORS as e:
             raise corrupt(path, e, reader.line_num) from None
 
@@ -134,26 +162,79 @@ def read_parquet(path: str, fields: dict[str, str] | None = None,
     return _records(rows(), fields, path, False)
 
 
-def _warn_uncached_formulas(ws: Any, path: str) -> None:
-    """W313 for the sheet's formula cells that carry no cached value: openpyxl (like pandas) reads
-    them as empty, so a `prediction` computed by a formula and saved by a tool that does not
-    evaluate formulas would silently score as an empty reply. One streaming pass over the sheet's XML."""
+def _column(ref: str) -> int:
+    """The column number of a cell reference ("B7" → 2; four letters or more are past any sheet's last
+    column, 0 when there are no letters: openpyxl then reports the cell)."""
+    n = 0
+    for i, ch in enumerate(ref):
+        if "A" <= ch <= "Z" or "a" <= ch <= "z":
+            if i >= 3:
+                return 1 << 30
+            n = n * 26 + (ord(ch.upper()) - 64)
+        else:
+            break
+    return n
+
+
+def _row_number(text: str) -> int:
+    """A row's `r` attribute as openpyxl reads it (a whole number, or a float that is one); ValueError else."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)
+        if not value.is_integer():
+            raise ValueError(f"{text} is not a valid row number") from None
+        return int(value)
+
+
+def _scan_sheet(ws: Any, path: str) -> None:
+    """One streaming pass over the sheet's XML before openpyxl reads it (openpyxl would make up every row
+    missing before a row numbered 100,000,000, and every cell missing before a far column):
+
+    - E302 for a row numbered past the `rows` limit, a cell past the `columns` limit, more cells than
+      `cells` (`rulekit.core.limits`) — counted as openpyxl hands them over, each row as wide as its last
+      cell's column (a row whose one cell is in column XFD is 16,384 cells) —, at the first one;
+    - W313 for formula cells that carry no cached value: openpyxl (like pandas) reads them as empty, so a
+      `prediction` computed by a formula and saved by a tool that does not evaluate formulas would
+      silently score as an empty reply."""
     import xml.etree.ElementTree as ET
 
     archive, member = getattr(ws.parent, "_archive", None), getattr(ws, "_worksheet_path", None)
     if archive is None or member is None:  # another openpyxl layout: nothing to check against
         return
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    cell_tag, row_tag, v_tag, f_tag = ns + "c", ns + "row", ns + "v", ns + "f"
+    max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
     count, first = 0, ""
+    row = col = cells = 0  # the last row ended, the column of the last cell of the row being read, cells so far
+    width = 0  # cells openpyxl makes of the rows ended so far: each row up to its last cell
     with archive.open(member) as src:
         for _, elem in ET.iterparse(src, events=("end",)):
-            if elem.tag == ns + "c":
-                v = elem.find(ns + "v")
-                if elem.find(ns + "f") is not None and (v is None or v.text is None):
+            tag = elem.tag
+            if tag == cell_tag:
+                ref = elem.get("r")
+                col = _column(ref) if ref else col + 1
+                cells += 1
+                if col > max_cols or cells > max_cells or width + col > max_cells:
+                    at = ref or f"column {col:,} of row {row + 1:,}"
+                    where = Loc(path, _row_number(ref[len(ref.rstrip("0123456789")):]) if ref and ref[-1:].isdigit()
+                                else row + 1, 0)
+                    if col > max_cols:
+                        raise over("columns", f"cell {at} is past", where)
+                    raise over("cells", "the sheet has more cells (each row counted up to its last cell) than",
+                               where)
+                v = elem.find(v_tag)
+                if elem.find(f_tag) is not None and (v is None or v.text is None):
                     count += 1
                     first = first or str(elem.get("r", "?"))
                 elem.clear()
-            elif elem.tag == ns + "row":
+            elif tag == row_tag:
+                ref = elem.get("r")
+                row = _row_number(ref) if ref else row + 1
+                if row > max_rows:
+                    raise over("rows", f"row {row:,} is numbered past", Loc(path, row, 0))
+                width += col
+                col = 0
                 elem.clear()
     if count:
         row = int("".join(ch for ch in first if ch.isdigit()) or 0)
@@ -161,39 +242,53 @@ def _warn_uncached_formulas(ws: Any, path: str) -> None:
              Loc(path, row, 0), count)
 
 
-def read_xlsx(path: str, fields: dict[str, str] | None = None,
-              f: IO[bytes] | None = None) -> Iterator[Record]:
-    """Stream Records from the first sheet of an .xlsx file (or the seekable file `f` named
-    `path`; VLMEvalKit predictions); needs openpyxl, else InputError with an install hint."""
+def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
+    """(row number, cell values) of every row of the first sheet of an .xlsx file (or the seekable file `f`
+    named `path`), read by openpyxl within the readers' limits: members that inflate past them are refused
+    before anything is read (a shared-strings bomb), the sheet's XML is checked for rows, columns and cells
+    past them first, and its declared dimensions are ignored (a padded `<dimension ref="A1:XFD1048576"/>`
+    would make openpyxl fill 17 billion empty cells). A row holds its cells up to its last one. A damaged
+    file is E301 after the last whole row read."""
     try:
         import openpyxl
     except ImportError:
         raise InputError(f"{path}: reading .xlsx files needs openpyxl, a dependency of rulekit that is missing",
                          help="reinstall rulekit, or pip install openpyxl (or save the sheet as .tsv)") from None
+    check_zip(f if f is not None else path, path)
     try:
         wb = openpyxl.load_workbook(f if f is not None else path, read_only=True, data_only=True)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
         raise corrupt(path, e) from None
+    n = 0
+    try:
+        ws = wb.active
+        _scan_sheet(ws, path)
+        ws.reset_dimensions()
+        for n, cells in enumerate(ws.iter_rows(values_only=True), 1):
+            yield n, cells
+    except RulekitError:  # over a limit, W313 under --strict, a bad record
+        raise
+    except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
+        raise corrupt(path, e, n, "row") from None
+    finally:
+        wb.close()
+
+
+def read_xlsx(path: str, fields: dict[str, str] | None = None,
+              f: IO[bytes] | None = None) -> Iterator[Record]:
+    """Stream Records from the first sheet of an .xlsx file (or the seekable file `f` named
+    `path`; VLMEvalKit predictions), read by `sheet_rows`; needs openpyxl, else InputError with an
+    install hint."""
 
     def rows() -> Iterator[tuple[int, dict]]:
-        n = 0
-        try:
-            _warn_uncached_formulas(wb.active, path)
-            it = wb.active.iter_rows(values_only=True)
-            header = next(it, None)
-            if header is None:
-                return
-            n = 1
-            cols = [(i, h) for i, h in enumerate(header) if h is not None]
-            for n, cells in enumerate(it, 2):
-                if all(is_blank(c) or c == "" for c in cells):
-                    continue
-                yield n, {h: cells[i] if i < len(cells) else None for i, h in cols}
-        except RulekitError:  # W313 under --strict, a bad record
-            raise
-        except Exception as e:  # a sheet whose XML breaks off (ParseError, zip CRC, ...)
-            raise corrupt(path, e, n, "row") from None
-        finally:
-            wb.close()
+        it = sheet_rows(path, f)
+        first = next(it, None)
+        if first is None:
+            return
+        cols = [(i, h) for i, h in enumerate(first[1]) if h is not None]
+        for n, cells in it:
+            if all(is_blank(c) or c == "" for c in cells):
+                continue
+            yield n, {h: cells[i] if i < len(cells) else None for i, h in cols}
 
     return _records(rows(), fields, path, True)

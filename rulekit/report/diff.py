@@ -9,8 +9,14 @@ p-value and a seeded paired bootstrap 95% CI. Each flip falls in one category:
 - ``one_sided``: one side could not score the record (``unresolved`` or ``error``), the other did;
 - ``fallback``: either side drew a random (or constant) fallback — noise, counted apart.
 
+Records are compared like for like: only those both rulesets scored (a record of a question type one
+side has no section for, or one it cannot read — outcome `unreadable`, unless `--count-unreadable` —
+is left out, and the report counts what each side left out and why; `rulekit.report.joint` applies
+the same rule to `eval`'s band). With no record scored by both, there is nothing to compare, and the
+report says so. Each side's accuracy on all the records it scored is kept too (`own_a`, `own_b`).
+
 `render_diff` prints the report as a rich table, JSON (DESIGN.md §5) or Markdown;
-`extraction_band` is the accuracy band of several rulesets for `eval -r A -r B -r C`.
+`extraction_band` is the like-for-like band of several rulesets for `eval -r A -r B -r C`.
 """
 from __future__ import annotations
 
@@ -22,8 +28,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from rulekit.core.terminal import json_safe, safe
+from rulekit.metrics.accumulate import UNREADABLE
 from rulekit.run.evaluate import Result
 from rulekit.report.explain import highlight
+from rulekit.report.joint import compare, left_out_text, why_left_out
 from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 from rulekit.core.trace import Decision
 
@@ -37,12 +46,26 @@ def _right(d: Decision) -> bool:
     return d.correct is True
 
 
-def _pairs(a: Result, b: Result) -> tuple[list[tuple[Decision, Decision, Any]], int]:
-    """Decisions of both sides on the same records, in input order, and how many records were skipped.
+def _pairs(a: Result, b: Result) -> tuple[list[tuple[Decision, Decision, Any]], int, Counter]:
+    """Decisions of both sides on the records both scored, in input order; how many records were left out;
+    and the left-out records counted by their (A status, B status) (rulekit.metrics.accumulate).
 
-    Records are matched by position in the shared stream: the k-th occurrence of an id on one side
-    is the k-th occurrence of that id on the other (a record one side skipped is absent there).
+    With per-record statuses (`Result.status`, as `evaluate` gives) records are matched by position in the
+    shared stream; otherwise the k-th occurrence of an id on one side is the k-th occurrence of that id on
+    the other (a record one side did not score is absent there).
     """
+    sa, sb = a.status, b.status
+    if sa and sb and len(sa) == len(sb) and len(a.decisions) == a.n and len(b.decisions) == b.n:
+        pairs, outside, i, j = [], Counter(), 0, 0
+        for x, y in zip(sa, sb):
+            if x < UNREADABLE and y < UNREADABLE:
+                pairs.append((a.decisions[i], b.decisions[j], a.records[i]))
+            else:
+                outside[(x, y)] += 1
+            i += x < UNREADABLE
+            j += y < UNREADABLE
+        return pairs, sum(outside.values()), outside
+
     def keys(result: Result) -> list[tuple[str, int]]:
         seen: Counter = Counter()
         out = []
@@ -58,7 +81,7 @@ def _pairs(a: Result, b: Result) -> tuple[list[tuple[Decision, Decision, Any]], 
         if j is not None:
             pairs.append((a.decisions[i], b.decisions[j], a.records[i]))
     total = max(len(a.records) + sum(a.skipped.values()), len(b.records) + sum(b.skipped.values()))
-    return pairs, total - len(pairs)
+    return pairs, total - len(pairs), Counter()
 
 
 def _direction(da: Decision, db: Decision) -> str:
@@ -90,10 +113,9 @@ def _compiled(result: Result, given):
         return given
     try:
         from rulekit.engine.compiler import load_ruleset
-        from rulekit.language.fingerprint import fingerprint
 
         rs = load_ruleset(result.ruleset)
-        return rs if fingerprint(rs.data, result.seed) == result.fingerprint else None
+        return rs if rs.fingerprint_for(result.seed) == result.fingerprint else None
     except Exception:  # a YAML path's ruleset name need not be loadable by name: no spans then
         return None
 
@@ -128,7 +150,7 @@ def diff_results(a: Result, b: Result, seed: int, show: int = 2, rulesets: tuple
     the matched spans; without it they are loaded by name when that reproduces the fingerprint.
     The key ``_examples`` (id → both sides' text, spans, pred) is for rendering only.
     """
-    pairs, skipped = _pairs(a, b)
+    pairs, skipped, outside = _pairs(a, b)
     n = len(pairs)
     disagree, table = [], Counter()
     groups: dict[tuple, dict] = {}
@@ -170,12 +192,22 @@ def diff_results(a: Result, b: Result, seed: int, show: int = 2, rulesets: tuple
             examples[da.id] = {"answer": rec.answer, "choices": rec.choices,
                                "a": _spans(rs_a, rec, da, a.seed), "b": _spans(rs_b, rec, db, b.seed)}
     categories = Counter(g["category"] for g in order for _ in range(g["count"]))
+    left_out = {}
+    for side, k in (("a", 0), ("b", 1)):
+        reasons: Counter = Counter()
+        for t, count in outside.items():
+            if t[k] < UNREADABLE:
+                reasons[why_left_out([a, b], t)] += count
+        left_out[side] = {"n": sum(reasons.values()), "why": dict(reasons.most_common())}
     summary = {
         "agree": n - len(disagree), "disagree": len(disagree), "skipped": skipped,
+        "comparable": n > 0, "left_out": left_out,
+        "own_a": {"n": a.n, "accuracy": a.metrics.get("accuracy")},
+        "own_b": {"n": b.n, "accuracy": b.metrics.get("accuracy")},
         "both_correct": table[(True, True)], "both_wrong": table[(False, False)],
         "a_only_correct": a_only, "b_only_correct": b_only,
         "accuracy_a": acc_a, "accuracy_b": acc_b, "delta": delta,
-        "mcnemar_p": mcnemar_exact(a_only, b_only), "bootstrap_ci": ci, "seed": seed,
+        "mcnemar_p": mcnemar_exact(a_only, b_only) if n else None, "bootstrap_ci": ci, "seed": seed,
         "categories": {c: categories.get(c, 0) for c in CATEGORIES},
         "groups": order, "fingerprint_a": a.fingerprint, "fingerprint_b": b.fingerprint,
     }
@@ -192,20 +224,56 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.2f}"
 
 
+def compared_text(report: dict) -> str:
+    """How many records were compared and what each side left out of the comparison, and why."""
+    s = report["summary"]
+    left = s.get("left_out") or {}
+    out = f"{report['n']:,} (every record both rulesets scored)"
+    parts = [f"{side.upper()} {left_out_text(left[side])}" for side in ("a", "b") if left.get(side, {}).get("n")]
+    if parts:
+        out += "; left out of the comparison: " + "; ".join(parts)
+    elif s["skipped"]:
+        out += f"; {s['skipped']:,} left out: not scored on one side"
+    return out
+
+
+def own_text(report: dict) -> str:
+    """Each side's accuracy on all the records it scored (its own headline)."""
+    s = report["summary"]
+    if "own_a" not in s:
+        return "—"
+    return " / ".join(f"{_pct(s[k]['accuracy'])} % of {s[k]['n']:,}" if s[k]["n"] else "no record scored"
+                      for k in ("own_a", "own_b"))
+
+
+def cannot_compare(report: dict) -> str:
+    """The sentence a diff with no record scored by both sides prints instead of its numbers."""
+    left = report["summary"]["left_out"]
+    parts = [f"{side.upper()}'s {left_out_text(left[side])}" for side in ("a", "b") if left[side]["n"]]
+    return (f"cannot compare: no record was scored by both {report['a']} and {report['b']}"
+            + (f" ({'; '.join(parts)})" if parts else ""))
+
+
 def _summary_table(report: dict) -> Table:
     s = report["summary"]
     t = Table(title=f"rulekit diff: A = {report['a']}, B = {report['b']}", title_justify="left", show_header=False)
     t.add_column(style="bold")
     t.add_column()
     ci = s["bootstrap_ci"]
+    if s.get("comparable") is False:
+        t.add_row("records compared", cannot_compare(report))
+        t.add_row("A / B on their own records", own_text(report))
+        t.add_row("fingerprints", f"A {s['fingerprint_a']}  B {s['fingerprint_b']}")
+        return t
     rows = [
-        ("records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"),
+        ("records compared", compared_text(report)),
         ("agree / disagree", f"{s['agree']} / {s['disagree']}"),
         ("both right / both wrong", f"{s['both_correct']} / {s['both_wrong']}"),
         ("A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"),
         ("accuracy A / B %", f"{_pct(s['accuracy_a'])} / {_pct(s['accuracy_b'])}"),
         ("delta A − B (points)", _pct(s["delta"])),
-        ("McNemar exact p", f"{s['mcnemar_p']:.3g}"),
+        ("A / B on their own records", own_text(report)),
+        ("McNemar exact p", f"{s['mcnemar_p']:.3g}" if s["mcnemar_p"] is not None else "—"),
         ("paired bootstrap 95% CI", f"{_pct(ci[0])} to {_pct(ci[1])} (seed {s['seed']})" if ci else "—"),
         ("flips: rule / one side only / fallback", " / ".join(str(s["categories"][c]) for c in CATEGORIES)),
         ("fingerprints", f"A {s['fingerprint_a']}  B {s['fingerprint_b']}"),
@@ -235,12 +303,15 @@ def _side_text(side: dict, name: str, limit: int = 300) -> Text:
 def render_diff(report: dict, fmt: str, console: Console) -> None:
     """Print a diff report as `table` (rich), `json` (DESIGN.md §5, no ``_`` keys) or `markdown`."""
     if fmt == "json":
-        console.file.write(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+        console.file.write(json_safe(orjson.dumps(public(report), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode())
+                           + "\n")
         return
     if fmt == "markdown":
-        console.file.write(diff_markdown(report) + "\n")
+        console.file.write(safe(diff_markdown(report)) + "\n")
         return
     console.print(_summary_table(report))
+    if report["summary"].get("comparable") is False:
+        return
     if not report["summary"]["groups"]:
         console.print("the two rulesets agree on every record")
         return
@@ -276,15 +347,20 @@ def diff_markdown(report: dict) -> str:
     """GitHub-flavoured Markdown: summary, flips-by-group table and examples (matched spans in ⟦⟧)."""
     s = report["summary"]
     ci = s["bootstrap_ci"]
-    lines = [f"## rulekit diff: A = `{report['a']}`, B = `{report['b']}`", "",
-             f"- records compared: {report['n']} ({s['skipped']} skipped)",
-             f"- agree {s['agree']}, disagree {s['disagree']} (A right only {s['a_only_correct']}, "
-             f"B right only {s['b_only_correct']})",
-             f"- accuracy A {_pct(s['accuracy_a'])} %, B {_pct(s['accuracy_b'])} %, delta {_pct(s['delta'])} points, "
-             f"McNemar exact p = {s['mcnemar_p']:.3g}, paired bootstrap 95% CI "
-             + (f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "—") + f" (seed {s['seed']})",
-             "- flips: " + ", ".join(f"{c} {s['categories'][c]}" for c in CATEGORIES),
-             f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`", ""]
+    lines = [f"## rulekit diff: A = `{report['a']}`, B = `{report['b']}`", ""]
+    if s.get("comparable") is False:
+        lines += [f"- {cannot_compare(report)}", f"- on their own records: A, B {own_text(report)}",
+                  f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`"]
+        return "\n".join(lines)
+    lines += [f"- records compared: {compared_text(report)}",
+              f"- agree {s['agree']}, disagree {s['disagree']} (A right only {s['a_only_correct']}, "
+              f"B right only {s['b_only_correct']})",
+              f"- accuracy A {_pct(s['accuracy_a'])} %, B {_pct(s['accuracy_b'])} %, delta {_pct(s['delta'])} points, "
+              f"McNemar exact p = {s['mcnemar_p']:.3g}, paired bootstrap 95% CI "
+              + (f"[{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "—") + f" (seed {s['seed']})",
+              f"- on their own records: A, B {own_text(report)}",
+              "- flips: " + ", ".join(f"{c} {s['categories'][c]}" for c in CATEGORIES),
+              f"- fingerprints: A `{s['fingerprint_a']}`, B `{s['fingerprint_b']}`", ""]
     if s["groups"]:
         lines += ["| category | A step | B step | direction | count | Δ points | share of Δ % |", "|---|---|---|---|---:|---:|---:|"]
         for g in s["groups"]:
@@ -307,16 +383,8 @@ def diff_markdown(report: dict) -> str:
 
 
 def extraction_band(results: list[Result], seed: int) -> dict:
-    """Accuracy band across rulesets: ``{"min", "max", "spread", "ci": {name: (lo, hi)}}``.
-
-    Each ruleset's accuracy counts ``correct is True`` as 1, anything else as 0; its 95% CI is a
-    bootstrap seeded with `seed` ((None, None) for a ruleset that scored no record).
-    """
-    accs, ci = [], {}
-    for r in results:
-        scores = [float(c) for c in r.correct]
-        if scores:
-            accs.append(sum(scores) / len(scores))
-        ci[r.ruleset] = bootstrap_ci(scores, seed) if scores else (None, None)
-    lo, hi = (min(accs), max(accs)) if accs else (None, None)
-    return {"min": lo, "max": hi, "spread": hi - lo if accs else None, "ci": ci}
+    """The like-for-like accuracy band of several rulesets (`rulekit.report.joint.compare`): ``{"min", "max",
+    "spread", "ci": {name: (lo, hi)}, "n", "comparable", "accuracy", "left_out", "own", "by", ...}``, the band
+    and its bootstrap CIs (seeded with `seed`) on the records every ruleset scored; None figures when
+    there are none. Each ruleset's own accuracy and CI, on all the records it scored, are under ``own``."""
+    return compare(results, seed)

@@ -21,12 +21,14 @@ def explain_record(ruleset: CompiledRuleset, record: Record, seed: int | None = 
     return Evaluator(ruleset, seed).decide(record, trace=True)
 
 
-def explain_json(ruleset: CompiledRuleset, record: Record, decision: Decision | None) -> dict[str, Any]:
-    """JSON form: the decision and its trace."""
+def explain_json(ruleset: CompiledRuleset, record: Record, decision: Decision | None,
+                 seed: int | None = None) -> dict[str, Any]:
+    """JSON form: the decision and its trace, with the fingerprint of the ruleset run with `seed` (as `eval`)."""
     if decision is None:
-        return {"ruleset": ruleset.name, "id": record.id, "pred": None, "outcome": None,
-                "message": f"the ruleset has no `{record.question_type}` section"}
-    return {"ruleset": ruleset.name, "fingerprint": ruleset.fingerprint, "id": record.id, "pred": decision.pred,
+        return {"ruleset": ruleset.name, "fingerprint": ruleset.fingerprint_for(seed), "id": record.id,
+                "pred": None, "outcome": None, "message": f"the ruleset has no `{record.question_type}` section"}
+    return {"ruleset": ruleset.name, "fingerprint": ruleset.fingerprint_for(seed), "seed": ruleset.run_seed(seed),
+            "id": record.id, "pred": decision.pred,
             "correct": decision.correct, "outcome": decision.outcome, "step": decision.step, "answer": record.answer,
             "text": decision.text, "trace": [s.as_dict() for s in decision.trace or []],
             **({"message": decision.message} if decision.message else {})}
@@ -49,9 +51,16 @@ def highlight(text: str, spans: list[tuple[int, int]], limit: int = 600) -> Text
     return out
 
 
-def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, decision: Decision | None) -> None:
-    """Rich, human-readable trace of one record."""
-    console.print(Text.assemble((ruleset.name, "bold"), " ", (ruleset.fingerprint, "dim"), " on record ",
+def fingerprint_label(ruleset: CompiledRuleset, seed: int | None) -> str:
+    """The fingerprint as `eval` prints it: `FINGERPRINT` and ` seed=N` when the ruleset draws letters."""
+    run_seed = ruleset.run_seed(seed)
+    return ruleset.fingerprint_for(seed) + (f" seed={run_seed}" if run_seed is not None else "")
+
+
+def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, decision: Decision | None,
+                   seed: int | None = None) -> None:
+    """Rich, human-readable trace of one record (the fingerprint of the ruleset run with `seed`, as `eval`)."""
+    console.print(Text.assemble((ruleset.name, "bold"), " ", (fingerprint_label(ruleset, seed), "dim"), " on record ",
                                 (str(record.id), "bold")))
     if decision is None:
         console.print(f"  the ruleset has no `{record.question_type}` section; not scored")
@@ -86,11 +95,11 @@ def render_explain(console: Console, ruleset: CompiledRuleset, record: Record, d
         console.print(f"    {decision.message}", markup=False)
 
 
-def side_by_side(console: Console, a: tuple, b: tuple) -> None:
+def side_by_side(console: Console, a: tuple, b: tuple, seed: int | None = None) -> None:
     """Two rulesets' traces of the same record next to each other (`explain --diff`)."""
     table = Table(title=f"record {a[1].id}", show_lines=True)
     for rs, _, _ in (a, b):
-        table.add_column(f"{rs.name} ({rs.fingerprint})")
+        table.add_column(f"{rs.name} ({fingerprint_label(rs, seed)})")
     rows = max(len(a[2].trace or []) if a[2] else 0, len(b[2].trace or []) if b[2] else 0)
     for i in range(rows):
         cells = []

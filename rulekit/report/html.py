@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 import orjson
 
-OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error")
+OUTCOMES = ("rule", "judge", "fallback", "abstain", "unresolved", "error", "unreadable")
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;color:#1d2330;padding:0 1em}
@@ -25,7 +25,7 @@ th{background:#f4f5f9;font-weight:600}td.n{text-align:right}
 .bar{display:flex;height:1.1em;width:520px;border-radius:3px;overflow:hidden;background:#eee}
 .bar span{display:block;height:100%}
 .rule{background:#3d7be0}.judge{background:#8e5bd6}.fallback{background:#e0a030}.abstain{background:#9aa3b5}
-.unresolved{background:#d9534f}.error{background:#6b1b1b}
+.unresolved{background:#d9534f}.error{background:#6b1b1b}.unreadable{background:#c8ccd6}
 .a_right_only{background:#2f9e5b}.b_right_only{background:#d9534f}.both_wrong{background:#9aa3b5}.both_right{background:#3d7be0}
 .legend span{display:inline-block;width:.8em;height:.8em;margin:0 .3em 0 1em;border-radius:2px;vertical-align:-1px}
 .ok{color:#1f7a44;font-weight:600}.no{color:#b3261e;font-weight:600}.muted{color:#667}
@@ -45,17 +45,46 @@ def pct(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}"
 
 
+def utf8(text: str) -> str:
+    """`text` as valid UTF-8 text: a file name's undecodable bytes (Python keeps them as lone surrogates,
+    `m\\udcff.xlsx`) shown as U+FFFD, as `ls` shows them, instead of failing the page."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to: "?"
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _utf8_data(value: Any) -> Any:
+    """`value` with every string (keys too) made valid UTF-8 by `utf8`."""
+    if isinstance(value, str):
+        return utf8(value)
+    if isinstance(value, dict):
+        return {utf8(k) if isinstance(k, str) else k: _utf8_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_utf8_data(v) for v in value]
+    return value
+
+
 def page(title: str, body: Iterable[str], data: Any) -> str:
-    """The whole document: `body` parts under a heading, `data` embedded as JSON."""
-    payload = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    """The whole document: `body` parts under a heading, `data` embedded as JSON. Text that is not valid
+    UTF-8 (a non-UTF-8 file name) is shown with U+FFFD for its undecodable bytes."""
+    try:
+        payload = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # "str is not valid UTF-8: surrogates not allowed"
+        payload = orjson.dumps(_utf8_data(data), option=orjson.OPT_NON_STR_KEYS).decode()
     payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")  # no `</script>`
-    return "\n".join([
+    return utf8("\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
         f"<h1>{esc(title)}</h1>", *body,
-        f'<script type="application/json" id="rulekit-data">{payload}</script>', "</body>", "</html>", ""])
+        f'<script type="application/json" id="rulekit-data">{payload}</script>', "</body>", "</html>", ""]))
 
 
 def table(headers: list[str] | None, rows: Iterable[list[str]], numeric: set[int] = frozenset()) -> str:
@@ -94,22 +123,54 @@ def marked(text: str, spans: list, limit: int = 4000) -> str:
 
 # ---------------------------------------------------------------- eval
 def eval_page(results: list, data: dict) -> str:
-    """`rulekit eval --format html`: accuracy and outcome bars per ruleset, then each metric table."""
+    """`rulekit eval --format html`: each ruleset on the records it scored (accuracy, outcome bars, what it
+    left out and why); with several rulesets, the like-for-like table and band on the records all of them
+    scored and the `--by` tables across rulesets (`data["band"]`, rulekit.report.joint); then each ruleset's
+    own metric tables."""
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
+    from rulekit.report.table import captions
+
+    band = data.get("band")
+    ci = (band or {}).get("own", {})
+    outcomes = [o for o in OUTCOMES if o != "unreadable" or any(r.unreadable for r in results)]
     rows, bars = [], []
     for r in results:
         m = r.metrics
         rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
-                     *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"<code>{esc(r.fingerprint)}</code>"])
-        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES], r.n)])
-    body = ["<h2>Results</h2>",
-            table(["ruleset", "n", "accuracy %", *OUTCOMES, "fingerprint"], rows, set(range(1, 9))),
-            "<h2>Who decided</h2>", legend(OUTCOMES), table(["ruleset", "outcomes"], bars)]
+                     *([ci_text((ci.get(r.ruleset) or {}).get("ci"))] if band else []),
+                     *(str(r.outcomes.get(o, 0)) for o in outcomes),
+                     f"<code>{esc(r.fingerprint)}</code>" + (f" seed={esc(r.seed)}" if r.seed is not None else "")])
+        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES],
+                                                      sum(r.outcomes.values()))])
+    head = ["ruleset", "n", "accuracy %", *(["95% CI"] if band else []), *outcomes, "fingerprint"]
+    notes = captions(results)
+    body = ["<h2>Results: each ruleset on the records it scored</h2>" if band else "<h2>Results</h2>",
+            table(head, rows, set(range(1, len(head) - 1))),
+            *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
+            "<h2>Who decided</h2>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
+    if band and not band["comparable"]:
+        items = "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band))
+        body += ["<h2>Like for like</h2>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
+    elif band:
+        body += [f"<h2>Like for like: the {band['n']:,} records every ruleset scored</h2>",
+                 table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],
+                       ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
+                         esc(left_out_text(band["left_out"].get(name, {})))] for name in band["rulesets"]), {1, 2, 3}),
+                 f"<p><b>{esc(band_line(band))}</b></p>"]
+        for field, values in (band.get("by") or {}).items():
+            names = band["rulesets"]
+            body += [f"<h2>Like for like by {esc(field)}: per {esc(field)}, the records every ruleset scored</h2>",
+                     table([field, "n", *(f"{n} %" for n in names), "spread", "left out"],
+                           ([esc(v), str(f["n"]), *(pct(f["accuracy"].get(n)) for n in names), pct(f["spread"]),
+                             esc(left_out_text(f["left_out"]))] for v, f in values.items()),
+                           set(range(1, len(names) + 3)))]
+    own = " (its own records)" if band else ""
     for r in results:
         for key, value in r.metrics.items():
             if key.startswith("by_") and isinstance(value, dict) and value and \
                     all(isinstance(v, dict) for v in value.values()):
                 names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
-                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}</h2>",
+                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}{own}</h2>",
                          table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
                                set(range(1, len(names) + 1)))]
     return page("rulekit eval", body, data)
@@ -125,15 +186,22 @@ def _num(x: Any) -> str:
 def diff_page(report: dict, data: dict) -> str:
     """`rulekit diff --format html`: the summary, the flip plot (which step pairs flip how many records,
     coloured by who was right) and every disagreeing record shown, expandable with both sides' traces."""
+    from rulekit.report.diff import cannot_compare, compared_text, own_text
+
     s = report["summary"]
     ci = s["bootstrap_ci"]
-    summary = [["records compared", f"{report['n']} ({s['skipped']} skipped: no section on one side)"],
-               ["agree / disagree", f"{s['agree']} / {s['disagree']}"],
-               ["accuracy A / B %", f"{pct(s['accuracy_a'])} / {pct(s['accuracy_b'])}"],
-               ["delta A − B (points)", pct(s["delta"])],
-               ["A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"],
-               ["McNemar exact p", f"{s['mcnemar_p']:.3g}"],
-               ["paired bootstrap 95% CI", f"{pct(ci[0])} to {pct(ci[1])}" if ci else "—"]]
+    if s.get("comparable") is False:
+        summary = [["records compared", cannot_compare(report)], ["A / B on their own records", own_text(report)]]
+    else:
+        summary = [["records compared", compared_text(report)],
+                   ["agree / disagree", f"{s['agree']} / {s['disagree']}"],
+                   ["accuracy A / B %", f"{pct(s['accuracy_a'])} / {pct(s['accuracy_b'])}"],
+                   ["delta A − B (points)", pct(s["delta"])],
+                   ["A / B on their own records", own_text(report)],
+                   ["A right only / B right only", f"{s['a_only_correct']} / {s['b_only_correct']}"],
+                   ["McNemar exact p", f"{s['mcnemar_p']:.3g}"],
+                   ["paired bootstrap 95% CI", f"{pct(ci[0])} to {pct(ci[1])}" if ci else "—"]]
+    summary.append(["fingerprints", f"A {s['fingerprint_a']}, B {s['fingerprint_b']}"])
     top = max((g["count"] for g in s["groups"]), default=1)
     flips = [[esc(g["label"]), f"<code>{esc(g['a_step'])}</code>", f"<code>{esc(g['b_step'])}</code>",
               esc(g["direction"].replace("_", " ")), str(g["count"]),

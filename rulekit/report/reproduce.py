@@ -20,6 +20,8 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import os
+import zlib
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -27,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from rulekit.core.errors import InputError, Loc, UsageError
+from rulekit.core.errors import InputError, Loc, RulekitError, UsageError
+from rulekit.core.limits import walk_files
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_score.csv", "_score_fine.csv", "_score.json")
 # what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
@@ -117,8 +120,10 @@ class Published:
 
     def agrees(self, ours: float | None, percent: bool) -> bool:
         """Does `ours` give this number back to all its printed digits?"""
-        if ours is None:
-            return False
+        import math
+
+        if ours is None or not math.isfinite(ours) or not is_finite_number(self.text.strip()):
+            return False  # a non-finite figure gives back nothing (inf - inf would "agree" within any bound)
         printed = Decimal(self.text.strip())
         exponent = printed.as_tuple().exponent
         digits = -exponent if isinstance(exponent, int) and exponent < 0 else 0
@@ -138,20 +143,7 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
     instead (VisuLogic: a row per category with tot, hit and acc): one per (row name, column)."""
     if path.suffix == ".json":
         return _read_json_report(path)
-    try:
-        if path.suffix == ".xlsx":
-            import openpyxl
-
-            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-            rows = [["" if c is None else (repr(c) if isinstance(c, float) else str(c)) for c in row]
-                    for row in wb.active.iter_rows(values_only=True)]
-            wb.close()
-        else:
-            rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-    except (OSError, UnicodeDecodeError, csv.Error, ValueError, KeyError) as exc:
-        raise InputError(f"{path}: cannot read this report: {exc}", code="E301") from None
-    except Exception as exc:  # openpyxl: many types for a damaged file
-        raise InputError(f"{path}: cannot read this report: {exc}", code="E301") from None
+    rows = _report_rows(path)
     rows = [r for r in rows if any(c.strip() for c in r)]
     if len(rows) < 2 or not rows[0]:
         raise InputError(f"{path}: a report needs a header row and at least one row of numbers", code="E300")
@@ -166,13 +158,52 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
         for i, metric in enumerate(header):
             if i == split_col or i >= len(row) or not row[i].strip():
                 continue
-            try:
-                Decimal(row[i].strip())
-            except InvalidOperation:
-                raise InputError(f"`{metric.strip()}` is not a number: {row[i]!r}", loc=Loc(str(path), n, 0),
-                                 code="E300") from None
+            if not is_finite_number(row[i].strip()):
+                try:
+                    Decimal(row[i].strip())
+                    what, why = "a finite number", "a published number is a finite decimal (`inf` and `nan` cannot " \
+                                                    "be given back, nor compared)"
+                except InvalidOperation:
+                    what, why = "a number", None
+                raise InputError(f"`{metric.strip()}` is not {what}: {row[i]!r}", loc=Loc(str(path), n, 0),
+                                 code="E300", help=why) from None
             out.append(Published(split, metric, row[i].strip()))
     return out
+
+
+def is_finite_number(text: str) -> bool:
+    """Is `text` a decimal number that is finite as a float too (not `inf`, `-Infinity`, `NaN`, `sNaN`, nor
+    `1e999999999`, which only Decimal holds)? Only such a number can be given back to its printed digits."""
+    import math
+
+    try:
+        return Decimal(text).is_finite() and math.isfinite(float(text))
+    except (InvalidOperation, ValueError, OverflowError):
+        return False
+
+
+def _report_rows(path: Path) -> list[list[str]]:
+    """The cells of a VLMEvalKit report (.csv or .xlsx) as text, within the readers' limits: the file at most
+    `report-bytes` (a sparse 1.2 GB `_acc.csv` is refused unread), at most `columns` columns."""
+    from rulekit.core.limits import limit, over
+    from rulekit.readers.table import sheet_rows
+
+    try:
+        if path.stat().st_size > limit("report-bytes"):
+            raise over("report-bytes", "the report is larger than", str(path))
+        if path.suffix == ".xlsx":
+            rows = [["" if c is None else (repr(c) if isinstance(c, float) else str(c)) for c in row]
+                    for _, row in sheet_rows(str(path))]
+        else:  # not larger than the limit: read whole, as before
+            rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    except RulekitError:
+        raise
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: cannot read this report: {exc}", code="E301") from None
+    for n, row in enumerate(rows, 1):
+        if len(row) > limit("columns"):
+            raise over("columns", f"row {n} has {len(row):,} cells, more than", Loc(str(path), n, 0))
+    return rows
 
 
 def _read_json_report(path: Path) -> list[Published]:
@@ -292,13 +323,24 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
     """The artifacts under `paths` (work dirs or files), and notes on what was found but cannot be
     reproduced (a prediction file without a report, a report without its prediction file)."""
     files: list[Path] = []
+    notes: list[str] = []
+    roots: dict[Path, Path] = {}  # each file found → the tree it was found in (a file given: its folder)
     for p in paths:
         path = Path(p)
         if not path.exists():
             raise UsageError(f"no such file or directory: {p}", code="E401")
-        files += sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        if path.is_dir():
+            found, outside = _walk(path)
+            notes += outside
+        else:
+            found = [path]
+        for f in found:
+            roots.setdefault(f, path if path.is_dir() else path.parent)
+        files += found
     files = sorted(set(files))
-    artifacts, notes, used = [], [], set()
+    artifacts, used = [], set()
+    _TREES.clear()
+    _TREES.update(roots)
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         if suffix is None:
@@ -342,9 +384,40 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[str]]:
     return artifacts, notes
 
 
+_TREES: dict[Path, Path] = {}  # find_artifacts' files → the tree each was found in
+
+
+def _walk(root: Path) -> tuple[list[Path], list[str]]:
+    """The regular files under the directory `root` (walked with a stack, E302 past `dir-depth` levels), and a
+    note for each symbolic link that leads out of it (never read: a work dir is untrusted, and its link to
+    `~/.ssh/id_rsa` named `x_MMStar_acc.csv` must not have its content quoted in an error). Links to
+    directories are not followed; a link to a file inside the tree is read like the file."""
+    from rulekit.core.limits import walk_files
+
+    top = os.path.realpath(root)
+    files, notes = [], []
+    for name in sorted(walk_files(str(root), links=True)):
+        path = Path(name)
+        if path.is_symlink() and not _within(path, top):
+            notes.append(f"{path}: a symbolic link to {'a folder' if path.is_dir() else 'a file'} outside "
+                         f"{root}; not read")
+        elif path.is_file():
+            files.append(path)
+    return files, notes
+
+
+def _within(path: Path, top: str) -> bool:
+    """Does `path`, its links followed, stay inside the real directory `top`?"""
+    real = os.path.realpath(path)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
 def _prediction_file(report: Path, stem: str) -> Path | None:
-    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one."""
-    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES if report.with_name(stem + s).is_file()), None)
+    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one inside the tree the report was
+    found in (a link out of it is not followed)."""
+    top = os.path.realpath(_TREES.get(report, report.parent))
+    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES
+                 if report.with_name(stem + s).is_file() and _within(report.with_name(stem + s), top)), None)
 
 
 def _names(report: Path, stem: str) -> tuple[str, str, Family | None]:
@@ -429,12 +502,26 @@ def _lmms_samples(results: Path, task: str, files: list[Path]) -> Path | None:
 def _model_label(name: str) -> str:
     """A model name for the table: a Hugging Face cache path (`.../models--ORG--NAME/snapshots/...`) as
     ORG/NAME, another local path as its last part, a hub id as it is."""
-    import re
-
-    cached = re.search(r"models--([^/]+?)--([^/]+)", name)
+    cached = _hf_cache_name(name)
     if cached:
-        return f"{cached.group(1)}/{cached.group(2)}"
+        return cached
     return name.rstrip("/").rsplit("/", 1)[-1] if name.startswith(("/", "./", "~")) else name
+
+
+def _hf_cache_name(name: str) -> str | None:
+    """ORG/NAME of the first `models--ORG--NAME` in a path (ORG the shortest, NAME the longest run of
+    characters other than `/`), as re.search(r"models--([^/]+?)--([^/]+)") finds it, in linear time: the
+    name comes from a results.json, and that pattern is quadratic on a long name without a match."""
+    at = name.find("models--")
+    while at >= 0:
+        start = at + 8
+        end = name.find("/", start)
+        end = len(name) if end < 0 else end
+        cut = name.find("--", start + 1, end)
+        if cut >= 0 and cut + 2 < end:
+            return f"{name[start:cut]}/{name[cut + 2:end]}"
+        at = name.find("models--", end)  # any later start in this segment fails the same way
+    return None
 
 
 def _lmms_eval_runs(files: list[Path]):
@@ -443,7 +530,9 @@ def _lmms_eval_runs(files: list[Path]):
     for f in files:
         if not f.name.endswith("results.json"):
             continue
-        data = _json_of(f, limit=50 << 20)
+        from rulekit.core.limits import limit
+
+        data = _json_of(f, limit=limit("report-bytes"), strict=True)
         if not (isinstance(data, dict) and isinstance(data.get("results"), dict)
                 and ("configs" in data or "versions" in data or "n-samples" in data)):
             continue
@@ -469,8 +558,10 @@ def _lmms_eval_runs(files: list[Path]):
                 yield None, (f"{samples}: lmms-eval task `{task}` is not in rulekit/data/benchmarks.yaml; "
                              "not reproduced")
                 continue
-            metric_list = (configs.get(task) or {}).get("metric_list") or []
-            aggregations = {str(m.get("metric")): str(m.get("aggregation")) for m in metric_list if isinstance(m, dict)}
+            config = configs.get(task)  # as lmms-eval writes it, {metric_list: [{metric, aggregation}, ...]}
+            metric_list = config.get("metric_list") if isinstance(config, dict) else None
+            aggregations = {str(m.get("metric")): str(m.get("aggregation"))
+                            for m in (metric_list if isinstance(metric_list, list) else []) if isinstance(m, dict)}
             yield Artifact("lmms-eval", model, task, family, samples, f, numbers, aggregations=aggregations), None
 
 
@@ -481,20 +572,34 @@ MMEVALPRO_METRICS = {"genuine_accuracy_score": "genuine_accuracy", "average_scor
                      "knowledge_score": "knowledge_accuracy"}
 
 
-def _json_of(path: Path, limit: int = 5 << 20) -> Any:
-    """A small JSON file (optionally gzipped) decoded, else None (too big, not JSON)."""
-    import gzip
-
+def _json_of(path: Path, limit: int = 5 << 20, strict: bool = False) -> Any:
+    """A small JSON file (optionally gzipped) decoded, else None (too big, not JSON). Never more than `limit`
+    bytes are read or inflated (a gzip bomb stops there); with `strict` (a file whose name says what it is:
+    lmms-eval's results.json), over the limit is E302 instead of None."""
     import orjson
+
+    from rulekit.core.limits import GunzipReader, LimitError, over
 
     try:
         if path.stat().st_size > limit:
+            if strict:
+                raise over("report-bytes", "the file is larger than", str(path))
             return None
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
+        f = open(path, "rb")
+        if f.peek(2)[:2] == b"\x1f\x8b":
+            f = GunzipReader(f, str(path))
+        with f:
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            if strict:
+                raise over("report-bytes", "the file inflates past", str(path))
+            return None
         return orjson.loads(data)
-    except (OSError, EOFError, ValueError):
+    except LimitError:
+        if strict:
+            raise
+        return None
+    except (OSError, EOFError, ValueError, zlib.error):
         return None
 
 
@@ -521,10 +626,24 @@ def _mmevalpro_pairs(files: list[Path]):
             yield None, (f"{f}: an MMEvalPro score file, but its model output is not found "
                          f"(expected {prefix}_model_output.json next to it)")
             continue
-        numbers = [Published(split, metric, repr(value) if isinstance(value, float) else str(value), decimals=2)
-                   for split, scores in data.items() for metric, value in scores.items()]
+        numbers = []
+        for split, scores in data.items():
+            for metric, value in scores.items():
+                if type(value) not in (int, float):  # a number printed by auto_score.py, never text or a list
+                    raise InputError(f"an MMEvalPro score file's `{split}` / `{metric}` is not a number: "
+                                     f"{_short(value)}", loc=Loc(str(f), 0, 0), code="E300")
+                numbers.append(Published(split, metric, repr(value) if isinstance(value, float) else str(value),
+                                         decimals=2))
         family = next(fm for fm in registry() if fm.framework == "mmevalpro")
         yield Artifact("mmevalpro", prefix, "MMEvalPro", family, others[0], f, numbers), None
+
+
+def _short(value: Any) -> str:
+    """A value of a file, shown in a message: its JSON text, cut at 60 characters."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _mmevalpro_numbers(numbers: list[Published], metrics: dict) -> dict[tuple[str, str], float | None]:
@@ -591,9 +710,25 @@ def _sheet_records(sheet: Path) -> tuple:
 
 @functools.lru_cache(maxsize=8)
 def _read_sheet(path: str, mtime_ns: int, size: int) -> tuple:
-    from rulekit.readers import read_records
+    return tuple(kept_records(Path(path)))
 
-    return tuple(read_records([path]))
+
+def kept_records(path: Path, fields: dict[str, str] | None = None) -> list:
+    """Every record of a prediction file, result sheet or samples log, all kept in memory (what `reproduce`
+    scores): at most `rows` of them (`rulekit.core.limits`). A line-based file (JSONL, CSV/TSV, gzipped or
+    not) has its lines counted first, in 1 MiB pieces, so a 3-million-line samples log is refused before one
+    record is parsed; a sheet's rows are checked by the reader before it yields one."""
+    from rulekit.core.limits import count_lines
+    from rulekit.readers import detect_format, read_records
+    from rulekit.readers.jsonl import READ_ERRORS, open_bytes
+
+    if detect_format(str(path)) in ("jsonl", "csv", "tsv"):
+        with open_bytes(str(path)) as f:
+            try:
+                count_lines(f, str(path), "rows")
+            except READ_ERRORS:
+                pass  # a damaged file: the reader says where (E301)
+    return list(read_records([str(path)], fields=fields))
 
 
 def sheet_judge_replies(sheet: Path) -> tuple[dict[str, str], set[str], set[str]]:
@@ -651,8 +786,6 @@ def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], 
     REPLY." (the judge's own reply, wrong, or VLMEvalKit's random guess), "Failed in Prefetching ..." /
     "Succeed During Pre-fetching" (no judge). Rotation i is the i-th row of the group in file order; the
     rotations after a failure were never judged, and cannot change their failed group."""
-    import re
-
     from rulekit.engine.compiler import load_ruleset
     from rulekit.metrics.groups import group_key
 
@@ -663,21 +796,20 @@ def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], 
         if key is not None:
             groups.setdefault(group_key(key), []).append(r)
     replies, guessed, never = {}, set(), set()
-    right = re.compile(r"Rolling (\d+): Answer is .*?, Prediction is .*?, Pre-fetched is ([A-Z])\.(?:\n|$)", re.S)
     for row in _sheet_records(sheet):
         log = row.meta.get("log")
         rows = groups.get(group_key(row.meta.get("g_index", row.id)))
         if not isinstance(log, str) or not rows or "Rolling" not in log or log.startswith("Failed in Prefetching"):
             continue
         judged = set()
-        for m in right.finditer(log):
-            i = int(m.group(1))
+        for digits, letter in rolls_judged_right(log):
+            i = _rotation(digits)
             if i < len(rows):
-                replies[rows[i].id] = m.group(2)
+                replies[rows[i].id] = letter
                 judged.add(i)
-        failed = re.search(r"Failed in Rolling (\d+): .*?; Match Log is (.*)\.\n?$", log, re.S)
-        if failed and int(failed.group(1)) < len(rows):
-            i, said = int(failed.group(1)), failed.group(2)
+        failed = roll_failed(log)
+        if failed and _rotation(failed[0]) < len(rows):
+            i, said = _rotation(failed[0]), failed[1]
             if said.startswith(RANDOM_LOG):
                 guessed.add(rows[i].id)
             else:
@@ -685,6 +817,67 @@ def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], 
             judged.add(i)
             never |= {r.id for n, r in enumerate(rows) if n > i}
     return replies, guessed, never
+
+
+# A `log` cell is untrusted text: it is read with str.find in linear time, never with a regex that
+# backtracks (the patterns these functions stand for are cubic on a cell of repeated "Rolling 0: Answer is
+# A, Prediction is B, ", and a Python `re` call cannot be interrupted).
+def rolls_judged_right(log: str) -> list[tuple[str, str]]:
+    """(rotation digits, letter) of each "Rolling i: Answer is G, Prediction is P, Pre-fetched is X." line of a
+    CircularEval log, exactly what re.finditer(r"Rolling (\\d+): Answer is .*?, Prediction is .*?, Pre-fetched
+    is ([A-Z])\\.(?:\\n|$)", log, re.S) finds (tests/test_bounds.py compares the two)."""
+    out, pos, n = [], 0, len(log)
+    while True:
+        at = log.find("Rolling ", pos)
+        if at < 0:
+            return out
+        k = at + 8
+        while k < n and log[k].isdecimal():  # what \d matches in a str pattern
+            k += 1
+        if k == at + 8 or not log.startswith(": Answer is ", k):
+            pos = at + 1
+            continue
+        said = log.find(", Prediction is ", k + 12)
+        if said < 0:
+            return out  # a later start has even less text after it: no match there either
+        look = said + 16
+        while True:
+            t = log.find(", Pre-fetched is ", look)
+            if t < 0:
+                return out
+            c = t + 17
+            if c + 1 < n and "A" <= log[c] <= "Z" and log[c + 1] == "." and (c + 2 == n or log[c + 2] == "\n"):
+                break
+            look = t + 1
+        out.append((log[at + 8:k], log[c]))
+        pos = c + 2 + (c + 2 < n)
+
+
+def roll_failed(log: str) -> tuple[str, str] | None:
+    """(rotation digits, the judge's reply) of a "Failed in Rolling i: ...; Match Log is REPLY." log, exactly
+    what re.search(r"Failed in Rolling (\\d+): .*?; Match Log is (.*)\\.\\n?$", log, re.S) finds."""
+    pos, n = 0, len(log)
+    while True:
+        at = log.find("Failed in Rolling ", pos)
+        if at < 0:
+            return None
+        k = at + 18
+        while k < n and log[k].isdecimal():
+            k += 1
+        if k == at + 18 or not log.startswith(": ", k):
+            pos = at + 1
+            continue
+        mark = log.find("; Match Log is ", k + 2)
+        end = log.rfind(".")  # (.*)\\.\\n?$: the last "." with at most two line ends after it
+        if mark < 0 or end < mark + 15 or log[end + 1:] not in ("", "\n", "\n\n"):
+            return None  # a later start cannot do better
+        return log[at + 18:k], log[mark + 15:end]
+
+
+def _rotation(digits: str) -> int:
+    """A rotation number from a log (digits of any script, as int() reads them); a number too long to be a
+    rotation (a 5,000-digit one, which int() refuses) is past every group."""
+    return int(digits) if len(digits) <= 9 else 1 << 40
 
 
 def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], guessed: set[str],
@@ -735,7 +928,7 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
                     out.append((None, f"`{rs.name}` would ask the judge about {len(missing)} rows the sheet "
                                       f"has no judge reply for (first: {missing[0]})"))
                 else:
-                    out.append((evaluate([rs], records, keep=True)[0], None))
+                    out.append((evaluate([rs], records, keep=True, count_unreadable=True)[0], None))
         finally:
             configure()
     return out
@@ -760,6 +953,7 @@ class Row:
     differences: list[dict] = field(default_factory=list)
     percent: bool = False  # `reproduced` is a fraction of a number published in percent
     report: str = ""  # the file the number was published in (MMVet writes two beside one prediction file)
+    fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -771,28 +965,49 @@ class Row:
                 "metric": self.metric, "split": self.split, "reported": self.reported,
                 "reproduced": self.reproduced, "ruleset": self.ruleset, "matched": self.matched,
                 "notes": self.notes, **({"differences": self.differences} if self.differences else {}),
-                **({"report": self.report} if self.report else {})}
+                **({"report": self.report} if self.report else {}),
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}
 
 
 def _mean(values: list) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _by_split(records: list) -> dict[str, list[int]]:
+    """The records' indexes per `split` value (as text), in record order."""
+    out: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
+        out.setdefault(str(r.meta.get("split")), []).append(i)
+    return out
+
+
 def _numbers(numbers: list[Published], records: list, correct: list[float]) -> dict[tuple[str, str], float | None]:
     """Our value of each published (split, metric), computed as VLMEvalKit's report_acc does: per split,
     `Overall` over its rows, any other column over the rows whose category / l2-category is that name —
     or, in a report without a split column, whose `split` is (ImageVQADataset writes one column per
-    split). `correct` holds each record's score: 1/0, or a fraction (ANLS)."""
+    split). `correct` holds each record's score: 1/0, or a fraction (ANLS). The records are grouped once
+    per split and field, so a report of 30,000 columns costs one pass, not 30,000."""
     out: dict[tuple[str, str], float | None] = {}
+    splits = _by_split(records)
+    everything = list(range(len(records)))
+    groups: dict[tuple[str, str], dict[str, list[float]]] = {}
+
+    def scores(split: str, name: str) -> dict[str, list[float]]:  # {value of field `name`: scores, in record order}
+        found = groups.get((split, name))
+        if found is None:
+            found = groups[(split, name)] = {}
+            for i in (everything if split == "none" else splits.get(split, [])):
+                found.setdefault(str(records[i].meta.get(name)), []).append(correct[i])
+        return found
+
     for number in numbers:
-        rows = [i for i, r in enumerate(records)
-                if number.split == "none" or str(r.meta.get("split")) == number.split]
         if number.metric.strip() == "Overall":
+            rows = everything if number.split == "none" else splits.get(number.split, [])
             out[(number.split, number.metric)] = _mean([correct[i] for i in rows])
             continue
         value = None
         for name in _CATEGORY_FIELDS + (("split",) if number.split == "none" else ()):
-            hits = [correct[i] for i in rows if str(records[i].meta.get(name)) == number.metric]
+            hits = scores(number.split, name).get(number.metric)
             if hits:
                 value = _mean(hits)
                 break
@@ -807,8 +1022,12 @@ def _circular_numbers(numbers: list[Published], result, spec) -> dict[tuple[str,
     from rulekit.metrics.groups import group_metrics
 
     out: dict[tuple[str, str], float | None] = {}
-    for split in dict.fromkeys(n.split for n in numbers):
-        rows = [i for i, r in enumerate(result.records) if split == "none" or str(r.meta.get("split")) == split]
+    splits = _by_split(result.records)
+    asked: dict[str, list[Published]] = {}
+    for n in numbers:
+        asked.setdefault(n.split, []).append(n)
+    for split, wanted in asked.items():
+        rows = range(len(result.records)) if split == "none" else splits.get(split, [])
         decisions = [result.decisions[i] for i in rows]
         records = [result.records[i] for i in rows]
         figures = {"Overall": group_metrics(spec, decisions, records).get("genuine_accuracy")}
@@ -816,9 +1035,8 @@ def _circular_numbers(numbers: list[Published], result, spec) -> dict[tuple[str,
             by = group_metrics(spec.model_copy(update={"breakdown": name}), decisions, records)
             for value, m in (by.get(f"by_{name}") or {}).items():
                 figures[value] = m.get("genuine_accuracy")
-        for n in numbers:
-            if n.split == split:
-                out[(split, n.metric)] = figures.get(n.metric.strip() if n.metric.strip() == "Overall" else n.metric)
+        for n in wanted:
+            out[(split, n.metric)] = figures.get(n.metric.strip() if n.metric.strip() == "Overall" else n.metric)
     return out
 
 
@@ -829,7 +1047,10 @@ def _differences(sheet: Path, records: list, decisions: list, correct: list[bool
     for r in _sheet_records(sheet):
         hit = r.meta.get("hit")
         if hit is not None:
-            hits[r.id] = bool(int(float(hit)))
+            try:
+                hits[r.id] = bool(int(float(hit)))
+            except (TypeError, ValueError, OverflowError):  # "nan", "inf", text: not a verdict the sheet gives
+                continue
     out = []
     for rec, d, ok in zip(records, decisions, correct):
         if rec.id in hits and hits[rec.id] != ok:
@@ -883,7 +1104,6 @@ def score_artifact(art: Artifact) -> Scored:
     """Score `art`'s predictions with each generation its family lists (and, when its result sheet holds
     judge replies, each judged generation with those replies replayed)."""
     from rulekit.engine.compiler import load_ruleset
-    from rulekit.readers import read_records
     from rulekit.run.evaluate import evaluate
 
     notes = []
@@ -896,8 +1116,9 @@ def score_artifact(art: Artifact) -> Scored:
     # it runs only with the sheet's replies replayed
     rulesets = [load_ruleset(name) for name in family.rulesets if name not in family.judged]
     by_name = {rs.name: rs for rs in rulesets}
-    records = list(read_records([str(art.predictions)], fields=dict(family.fields) or None))
-    results = evaluate(rulesets, records, keep=True) if rulesets else []
+    records = kept_records(art.predictions, dict(family.fields) or None)
+    # a framework's number counts every row: one a ruleset cannot read (no options) is counted wrong, as there
+    results = evaluate(rulesets, records, keep=True, count_unreadable=True) if rulesets else []
     records = results[0].records if results else records
     never: set[str] = set()
     grades: dict[str, str] | None = None
@@ -1032,7 +1253,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         rows.append(Row(str(art.predictions), art.framework, art.model, art.benchmark, n.metric, n.split, n.text,
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
-                        art.report.name))
+                        art.report.name, result.fingerprint))
     return rows
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from rulekit.core.terminal import json_safe, safe
 from rulekit.run.evaluate import Result
 from rulekit.core.trace import OUTCOMES
 
@@ -16,23 +17,73 @@ def pct(value: Any) -> str:
 
 
 def results_json(results: list[Result], extra: dict | None = None) -> str:
-    """`--format json`: {"results": [...]} with unrounded fractions."""
+    """`--format json`: {"results": [...]} with unrounded fractions (and `extra`'s keys: `band`, `unreadable`)."""
     payload = {"results": [r.as_json() for r in results]}
     if extra:
         payload.update(extra)
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
 
 
+def report_extra(results: list[Result], band: dict | None) -> dict:
+    """What `--format json` (and the HTML page's data) adds beside `results`: `band`, the like-for-like
+    comparison (rulekit.report.joint), and `unreadable`, per benchmark the records some ruleset cannot read
+    with the built-in rulesets that read them."""
+    from rulekit.report.joint import as_plain, unreadable_notes
+
+    extra: dict = {}
+    if band:
+        extra["band"] = as_plain(band)
+    notes = unreadable_notes(results)
+    if notes:
+        extra["unreadable"] = notes
+    return extra
+
+
 def _has_fallback(results: list[Result]) -> bool:
     return any(r.metrics.get("fallback") for r in results)
 
 
+def _outcomes(results: list[Result]) -> list[str]:
+    """The outcome columns: `unreadable` only where some ruleset has such records."""
+    return [o for o in OUTCOMES if o != "unreadable" or any(r.unreadable for r in results)]
+
+
+def seed_label(r: Result) -> str:
+    """` seed=N` after a fingerprint when the ruleset draws letters (its decisions depend on the seed)."""
+    return f" seed={r.seed}" if r.seed is not None else ""
+
+
+def captions(results: list[Result]) -> list[str]:
+    """What each ruleset left out of its numbers, and why: question types it has no section for, records it
+    cannot read, errors by reason; then, per benchmark, which built-in rulesets read what some cannot."""
+    from rulekit.report.joint import NO_OPTIONS, note_lines, unreadable_notes
+
+    lines = []
+    for r in results:
+        if r.skipped:
+            what = ", ".join(f"{n:,} {t}" for t, n in r.skipped.items())
+            lines.append(f"{r.ruleset}: not scored (no section for them): {what}")
+        if r.unreadable:
+            lines.append(f"{r.ruleset}: {r.unreadable:,} unreadable ({NO_OPTIONS}), "
+                         + ("counted wrong (--count-unreadable)" if r.count_unreadable else
+                            "left out of n and accuracy (--count-unreadable counts them wrong)"))
+        if r.errors:
+            lines.append(f"{r.ruleset}: errors by reason: " + "; ".join(
+                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
+    return lines + note_lines(unreadable_notes(results))
+
+
 def results_table(results: list[Result], band: dict | None = None) -> Table:
-    """One row per ruleset: accuracy (and expected accuracy when random fallbacks happened), outcomes."""
+    """One row per ruleset, on the records it scored: accuracy (and expected accuracy when random fallbacks
+    happened), the 95% CI when several rulesets run, the outcome of every decision, the fingerprint."""
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="rulekit eval", title_justify="left")
+    from rulekit.report.joint import ci_text
+
+    several = len(results) > 1
+    table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
+                  title_justify="left")
     table.add_column("ruleset", style="bold")
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")
@@ -44,7 +95,8 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         table.add_column("score %", justify="right")
     if band:
         table.add_column("95% CI", justify="right")
-    for outcome in OUTCOMES:
+    outcomes = _outcomes(results)
+    for outcome in outcomes:
         table.add_column(outcome, justify="right")
     table.add_column("fingerprint", style="dim")
     for r in results:
@@ -54,56 +106,120 @@ def results_table(results: list[Result], band: dict | None = None) -> Table:
         if show_score:
             row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
         if band:
-            lo, hi = band["ci"].get(r.ruleset, (None, None))
-            row.append(f"{pct(lo)}–{pct(hi)}")
-        row += [str(r.outcomes.get(o, 0)) for o in OUTCOMES]
-        row.append(r.fingerprint + (f" seed={r.seed}" if r.seed is not None else ""))
+            row.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
+        row += [str(r.outcomes.get(o, 0)) for o in outcomes]
+        row.append(r.fingerprint + seed_label(r))
         table.add_row(*row)
-    captions = []
-    for r in results:
-        if r.skipped:
-            what = ", ".join(f"{n} {t}" for t, n in r.skipped.items())
-            captions.append(f"{r.ruleset}: not scored (no section for them): {what}")
-        if r.errors:
-            captions.append(f"{r.ruleset}: errors by reason: " + "; ".join(
-                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
-    if band and band.get("spread") is not None:
-        captions.append(f"extraction band: {pct(band['min'])}–{pct(band['max'])} "
-                        f"(spread {100 * band['spread']:.2f} points across {len(results)} rulesets)")
-    if captions:
-        table.caption = "\n".join(captions)
+    lines = captions(results)
+    if lines:
+        table.caption = "\n".join(lines)
         table.caption_justify = "left"
     return table
 
 
-def results_markdown(results: list[Result]) -> str:
-    """A GitHub-flavoured Markdown table of the results."""
-    head = ["ruleset", "n", "accuracy %", "expected %", *OUTCOMES, "fingerprint"]
+def like_for_like_table(band: dict) -> Table:
+    """The rulesets on the records every one of them scored: accuracy, 95% CI, and what each left out of the
+    comparison (and why); `band_line` under it."""
+    from rich.table import Table
+
+    from rulekit.report.joint import ci_text, left_out_text
+
+    table = Table(title=f"like for like: the {band['n']:,} records every ruleset scored", title_justify="left")
+    for col, just in (("ruleset", "left"), ("n", "right"), ("accuracy %", "right"), ("95% CI", "right"),
+                      ("own records left out", "left")):
+        table.add_column(col, justify=just)
+    for name in band["rulesets"]:
+        table.add_row(name, str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
+                      left_out_text(band["left_out"].get(name, {})))
+    return table
+
+
+def by_like_for_like_table(band: dict, name: str, values: dict) -> Table:
+    """`--by FIELD` across rulesets: per value, each ruleset's accuracy on the value's records every ruleset
+    scored, the spread, and the records left out (and why); "—" where none was scored by all."""
+    from rich.table import Table
+
+    from rulekit.report.joint import left_out_text
+
+    table = Table(title=f"like for like by {name}: per {name}, the records every ruleset scored", title_justify="left")
+    table.add_column(name)
+    table.add_column("n", justify="right")
+    for rs in band["rulesets"]:
+        table.add_column(f"{rs} %", justify="right")
+    table.add_column("spread", justify="right")
+    table.add_column("left out")
+    for value, f in values.items():
+        spread = pct(f["spread"])
+        table.add_row(str(value), str(f["n"]), *(pct(f["accuracy"].get(rs)) for rs in band["rulesets"]), spread,
+                      left_out_text(f["left_out"]))
+    return table
+
+
+def results_markdown(results: list[Result], band: dict | None = None) -> str:
+    """GitHub-flavoured Markdown: the results table (each ruleset on the records it scored), what each left
+    out, and with several rulesets the like-for-like table, the band and the `--by` tables across rulesets."""
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
+
+    outcomes = _outcomes(results)
+    head = ["ruleset", "n", "accuracy %", "expected %", *outcomes, "fingerprint"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
         cells = [r.ruleset, str(r.n), pct(r.metrics.get("accuracy")), pct(r.metrics.get("expected_accuracy")),
-                 *(str(r.outcomes.get(o, 0)) for o in OUTCOMES), f"`{r.fingerprint}` seed={r.seed}"]
+                 *(str(r.outcomes.get(o, 0)) for o in outcomes), f"`{r.fingerprint}`{seed_label(r)}"]
         lines.append("| " + " | ".join(cells) + " |")
+    notes = captions(results)
+    if notes:
+        lines += [""] + [f"- {line}" for line in notes]
+    if band and not band["comparable"]:
+        lines += [""] + [f"- {line}" for line in left_out_lines(band)] + ["", band_line(band)]
+    elif band:
+        lines += ["", f"**Like for like: the {band['n']:,} records every ruleset scored**", "",
+                  "| ruleset | n | accuracy % | 95% CI | own records left out |", "|---|---:|---:|---:|---|"]
+        for name in band["rulesets"]:
+            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | "
+                         f"{ci_text(band['ci'].get(name))} | {left_out_text(band['left_out'].get(name, {}))} |")
+        lines += ["", band_line(band)]
+        for field, values in (band.get("by") or {}).items():
+            lines += ["", f"**Like for like by {field}** (per {field}, the records every ruleset scored)", "",
+                      f"| {field} | n | " + " | ".join(f"{rs} %" for rs in band["rulesets"]) + " | spread | left out |",
+                      "|---|---:|" + "---:|" * len(band["rulesets"]) + "---:|---|"]
+            for value, f in values.items():
+                spread = pct(f["spread"])
+                shares = " | ".join(pct(f["accuracy"].get(rs)) for rs in band["rulesets"])
+                lines.append(f"| {value} | {f['n']} | {shares} | {spread} | {left_out_text(f['left_out'])} |")
     return "\n".join(lines)
 
 
 def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None) -> None:
-    """Print results in the chosen format; group metrics get their own table."""
+    """Print results in the chosen format; group metrics get their own table. With several rulesets (`band`:
+    rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored."""
     if fmt == "json":
-        console.file.write(results_json(results, {"band": band} if band else None) + "\n")
+        console.file.write(json_safe(results_json(results, report_extra(results, band))) + "\n")
         return
     if fmt == "markdown":
-        console.file.write(results_markdown(results) + "\n")
+        console.file.write(safe(results_markdown(results, band)) + "\n")
         return
     console.print(results_table(results, band))
     from rulekit.metrics import render_group_table
 
+    if band:
+        from rulekit.report.joint import band_line, left_out_lines
+
+        if band["comparable"]:
+            console.print(like_for_like_table(band))
+        else:
+            for line in left_out_lines(band):
+                console.print(line)
+        console.print(band_line(band))
+        for name, values in (band.get("by") or {}).items():
+            console.print(by_like_for_like_table(band, name, values))
+    own = " (its own records)" if len(results) > 1 else ""
     for r in results:
         if "genuine_accuracy" in r.metrics:
             console.print(render_group_table(r.metrics, f"{r.ruleset}: group metrics (%)"))
         for key, value in r.metrics.items():
             if key.startswith("by_") and isinstance(value, dict) and "genuine_accuracy" not in r.metrics:
-                console.print(_breakdown_table(r.ruleset, key[3:], value))
+                console.print(_breakdown_table(r.ruleset, key[3:], value, own))
         if "binary" in r.metrics:
             console.print(_binary_table(r.ruleset, r.metrics))
         if r.metrics.get("all_correct"):
@@ -168,10 +284,10 @@ def _binary_table(ruleset: str, metrics: dict) -> Table:
     return table
 
 
-def _breakdown_table(ruleset: str, name: str, values: dict) -> Table:
+def _breakdown_table(ruleset: str, name: str, values: dict, own: str = "") -> Table:
     from rich.table import Table
 
-    table = Table(title=f"{ruleset} by {name}", title_justify="left")
+    table = Table(title=f"{ruleset} by {name}{own}", title_justify="left")
     table.add_column(name)
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")

@@ -48,6 +48,8 @@ def pending(ruleset, records: Iterable[Record], seed: int | None = None) -> list
         section = ruleset.sections.get(record.question_type)
         if section is None or not isinstance(section.fallback, S.Judge):
             continue
+        if section.needs_options and not record.choices:
+            continue  # the engine decides it `unreadable` before any step or judge
         if isinstance(record.response, str) and len(record.response) > evaluator.max_chars:
             continue  # the engine decides it `error` before any step or judge
         try:
@@ -211,6 +213,8 @@ def prepare_eval(loaded: list, records: Iterable[Record], seed: int | None, cons
             counts = prefetch(rs, records, seed, judge_concurrency, on_request=on_request)
         if counts["judged"]:
             import sys
-            print(f"{rs.name}: judged {counts['judged']} records: {counts['calls']} judge calls, "
-                  f"{counts['cached']} from the cache", file=sys.stderr)
+
+            from rulekit.core.terminal import safe
+            print(safe(f"{rs.name}: judged {counts['judged']} records: {counts['calls']} judge calls, "
+                       f"{counts['cached']} from the cache"), file=sys.stderr)
     return None if judge_dry_run else (loaded, records)

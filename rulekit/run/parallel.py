@@ -33,9 +33,10 @@ from typing import Callable, Iterator
 from rulekit.language import schema as S
 from rulekit.engine.compiler import CompiledRuleset
 from rulekit.engine.decide import MAX_CHARS
-from rulekit.run.evaluate import (ChunkAudit, InputAudit, Result, RulesetRun, commit_writers, evaluate, open_writers,
-                       report_cut_offs, row_bytes)
-from rulekit.core.errors import InputError, RulekitError
+from rulekit.run.evaluate import (ChunkAudit, InputAudit, RecordKeys, Result, RulesetRun, commit_writers, evaluate,
+                                  finish_results, open_writers, report_regex_limits, row_bytes)
+from rulekit.core.errors import InputError, Loc, RulekitError
+from rulekit.core.limits import limit, line_too_long, over
 from rulekit.readers import ReadPosition, detect_format, is_stream, read_records
 from rulekit.readers.jsonl import records_from_lines
 from rulekit.core.trace import Decision
@@ -61,6 +62,7 @@ def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Itera
     a range is at most 1/taper of what is left (and at least MIN_CHUNK_BYTES), so the last ranges
     are small and no worker is left alone with a big one at the end."""
     total = os.path.getsize(path)
+    cap = limit("line-bytes")
     with open(path, "rb") as f:
         start = 0
         while start < total:
@@ -68,11 +70,29 @@ def split_jsonl(path: str, size: int = MAX_CHUNK_BYTES, taper: int = 0) -> Itera
             end = start + step
             if end < total:
                 f.seek(end)
-                end += len(f.readline())
+                rest = f.readline(cap + 1)  # never more than the limit: a 1.9 GB line is not read here
+                if line_too_long(rest, cap):
+                    raise _long_line(path, end)
+                end += len(rest)
             else:
                 end = total
             yield Chunk(path, start, end)
             start = end
+
+
+def _long_line(path: str, at: int) -> InputError:
+    """E302 for the line of `path` that runs on past byte `at` beyond the `line-bytes` limit, numbered by
+    counting the line ends before it (in 1 MiB pieces)."""
+    lines = 1
+    with open(path, "rb") as f:
+        left = at
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            lines += chunk.count(b"\n")
+            left -= len(chunk)
+    return over("line-bytes", f"line {lines} is longer than", Loc(path, lines, 0))
 
 
 def default_workers() -> int:
@@ -102,7 +122,8 @@ def why_sequential(rulesets: list[CompiledRuleset], paths: list[str]) -> str | N
     return None
 
 
-# What the forked workers inherit: (rulesets, seed, max_chars, fields, write rows?), set just before forking.
+# What the forked workers inherit: (rulesets, seed, max_chars, fields, write rows?, count unreadable?, --by fields
+# to note per record), set just before forking.
 _JOB: tuple | None = None
 
 
@@ -116,7 +137,7 @@ class _Part:
     accs: list          # metric Accumulator per ruleset
     error: InputError | None = None  # a bad line, numbered from the chunk's first line
     audit: ChunkAudit | None = None  # the records' ids, missing golds and options (warnings W310-W312)
-    cut_offs: list | None = None     # per ruleset: the steps its evaluator cut off (Evaluator.cut_off_report)
+    keys: RecordKeys | None = None   # the records' `--by` values (several rulesets compared per value)
 
 
 def _ignore_interrupts() -> None:
@@ -129,14 +150,15 @@ def _ignore_interrupts() -> None:
 
 def _decide_chunk(chunk: Chunk) -> _Part:
     """In a worker: decide and count every record of one byte range with every ruleset."""
-    rulesets, seed, max_chars, fields, write = _JOB  # type: ignore[misc]
+    rulesets, seed, max_chars, fields, write, count_unreadable, compare_by = _JOB  # type: ignore[misc]
     with open(chunk.path, "rb") as f:
         f.seek(chunk.start)
         data = f.read(chunk.end - chunk.start)
     lines = data.split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
-    runs = [RulesetRun(rs, seed, max_chars, write=write) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, write=write, count_unreadable=count_unreadable) for rs in rulesets]
+    keys = RecordKeys(compare_by) if compare_by else None
     for run in runs:
         run.evaluator.defer_stream = True
     out: list[list] = [[] for _ in runs]
@@ -150,6 +172,8 @@ def _decide_chunk(chunk: Chunk) -> _Part:
         for record in records_from_lines(lines, chunk.path, 1, fields, bom=chunk.start == 0):
             n += 1
             audit.record(record)
+            if keys is not None:
+                keys.add(record)
             for row_of, buf, segments in targets:
                 row = row_of(record)
                 if type(row) is bytes:
@@ -162,8 +186,7 @@ def _decide_chunk(chunk: Chunk) -> _Part:
         return _Part(n, len(lines), [], [], exc)
     for buf, segments in zip(rows, out):
         segments.append(bytes(buf))
-    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit,
-                 cut_offs=[run.evaluator.cut_off_report() for run in runs])
+    return _Part(n, len(lines), out, [run.acc for run in runs], audit=audit, keys=keys)
 
 
 def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
@@ -176,7 +199,7 @@ def _renumbered(error: InputError, path: str, lines_before: int) -> InputError:
 def _absorb(run: RulesetRun, segments: list, acc) -> Iterator[bytes]:
     """Merge a worker's counts into `run` and yield its decisions-file bytes in order, drawing the
     stream-order random fallbacks it left to this process."""
-    base_correct, base_kept = len(run.acc.correct), len(run.acc.kept)
+    base_correct, base_kept = len(run.acc.status), len(run.acc.kept)
     run.acc.merge(acc)
     for seg in segments:
         if type(seg) is bytes:
@@ -296,21 +319,24 @@ def evaluate_files(rulesets: list[CompiledRuleset], paths: list[str], fields: di
                    seed: int | None = None, output_dir: str | None = None,
                    on_progress: Callable[[int], None] | None = None, max_chars: int = MAX_CHARS,
                    workers: int = 0, min_split_bytes: int = MIN_SPLIT_BYTES,
-                   chunk_bytes: int | None = None, position: ReadPosition | None = None) -> list[Result]:
+                   chunk_bytes: int | None = None, position: ReadPosition | None = None,
+                   count_unreadable: bool = False, compare_by: list[str] | tuple = ()) -> list[Result]:
     """`evaluate` over input files, split across `workers` processes (0: one per CPU) when the
     input has at least `min_split_bytes` and `why_sequential` finds nothing against it; else in
     this process. Byte ranges are `chunk_bytes` long (default: about a quarter of a worker's share,
     256 KiB to 8 MiB, and smaller towards the end of each file). `on_progress(records so far)` is
     called now and then (split: `on_progress(records, bytes of the input decided)`; in one process,
-    `position` follows the bytes read)."""
+    `position` follows the bytes read). `count_unreadable` and `compare_by` as for `evaluate`."""
     workers = workers or default_workers()
     total = _input_bytes(paths)  # first: a small input is never split, and needs no further look
     if workers > 1 and total >= min_split_bytes and why_sequential(rulesets, paths) is None:
         size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // (4 * workers)))
         return _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
-                               fixed=chunk_bytes is not None)
+                               fixed=chunk_bytes is not None, count_unreadable=count_unreadable,
+                               compare_by=list(compare_by) if len(rulesets) > 1 else [])
     return evaluate(rulesets, read_records(paths, fields, position=position), seed=seed, output_dir=output_dir,
-                    on_progress=on_progress, max_chars=max_chars)
+                    on_progress=on_progress, max_chars=max_chars, count_unreadable=count_unreadable,
+                    compare_by=compare_by)
 
 
 def _input_bytes(paths: list[str]) -> int:
@@ -327,9 +353,12 @@ def _input_bytes(paths: list[str]) -> int:
 
 
 def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_chars, workers, size,
-                    fixed: bool = False) -> list[Result]:
+                    fixed: bool = False, count_unreadable: bool = False,
+                    compare_by: list | None = None) -> list[Result]:
     global _JOB
-    runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir)) for rs in rulesets]
+    runs = [RulesetRun(rs, seed, max_chars, write=bool(output_dir), count_unreadable=count_unreadable)
+            for rs in rulesets]
+    keys = RecordKeys(compare_by) if compare_by else None
     chunks_seen: deque[tuple[int, int]] = deque()  # per chunk handed out and not yet absorbed: (input index, bytes)
 
     def chunks() -> Iterator[Chunk]:
@@ -337,7 +366,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
             for chunk in split_jsonl(path, size, taper=0 if fixed else 2 * workers):
                 chunks_seen.append((i, chunk.end - chunk.start))
                 yield chunk
-    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir))
+    _JOB = (rulesets, seed, max_chars, fields, bool(output_dir), count_unreadable, compare_by or [])
     done = read = 0
     audit = InputAudit()
     lines_before = [0] * len(paths)  # per input: lines in its chunks absorbed so far
@@ -353,13 +382,13 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                     if part.error is not None:
                         raise _renumbered(part.error, paths[source], lines_before[source])
                     audit.absorb(part.audit, paths[source], lines_before[source])
+                    if keys is not None:
+                        keys.merge(part.keys)
                     lines_before[source] += part.lines
-                    for run, cut in zip(runs, part.cut_offs):
-                        run.worker_cut_offs += cut
                     for run, writer, segments, acc in zip(runs, writers, part.rows, part.accs):
                         for data in _absorb(run, segments, acc):
                             if writer is not None:
-                                writer.fh.write(data)
+                                writer.write(data)
                     done += part.records
                     read += chunk_size
                     if on_progress is not None:
@@ -367,9 +396,9 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
                 finished = True
             finally:
                 pool.stop(finished)
-            results = [run.result(seed) for run in runs]
-            audit.report(fields)  # under --strict a warning is an error: raised before any file is committed
-            report_cut_offs(runs)
+            results = finish_results(runs, seed, audit, keys)
+            audit.report(fields, results)  # under --strict a warning is an error: raised before any file is committed
+            report_regex_limits(runs)
             commit_writers(stack, writers, results)
     finally:
         _JOB = None

@@ -1,7 +1,7 @@
 """Run the ORIGINAL Atropos run_item on corpus replies (the model call replaced by the stored reply)
 and write what it decided: prediction, correct, extraction method. Usage:
     PYTHONHASHSEED=N python label.py BENCH OUT.jsonl [records.jsonl]"""
-import asyncio, json, os, sys
+import asyncio, atexit, json, os, shutil, sys, tempfile
 from types import SimpleNamespace
 import load
 
@@ -13,6 +13,9 @@ BENCH_OF = {"mathvista": "MathVista", "mathvision": "MATH-Vision", "mmstar": "MM
 
 from PIL import Image as _PIL
 _IMAGE = _PIL.new("RGB", (1, 1))  # the VQA environments refuse an item without an image; its pixels are never read
+_IMAGE_DIR = tempfile.mkdtemp(prefix="atropos-label-")
+atexit.register(shutil.rmtree, _IMAGE_DIR, True)
+_IMAGE.save(os.path.join(_IMAGE_DIR, "one.png"))  # VisuLogic's item["image_path"]: without it, every item is an error row
 
 
 def item_for(bench, r):
@@ -79,21 +82,12 @@ def item_for(bench, r):
     raise SystemExit(f"no item mapping for {bench}")
 
 
-def _images_dir():
-    """A private directory holding the 1-pixel one.png VisuLogic's items name."""
-    import tempfile
-
-    directory = tempfile.mkdtemp(prefix="atropos-images-")
-    _IMAGE.save(os.path.join(directory, "one.png"))
-    return directory
-
-
 def run(bench, records):
     mod = load.env(bench)
     inst = load.instance(mod)
     inst.use_gpt_evaluation = False
     os.environ.pop("OPENAI_API_KEY", None)  # MathVista / MATH-Vision / CharXiv: no key, the GPT step gives nothing  # the path a run without an API key takes (mathverse_environment.py:279-296)
-    inst.images_base = _images_dir()  # VisuLogic reads item["image_path"] under it (a 1-pixel PNG; never looked at)
+    inst.images_base = _IMAGE_DIR  # VisuLogic reads item["image_path"] under it (a 1-pixel PNG; never looked at)
 
     async def reply_with(text):
         return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))])
