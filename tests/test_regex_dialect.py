@@ -309,5 +309,17 @@ def test_tables_not_sealed_with_this_user_s_key_are_ignored(tmp_path, monkeypatc
     assert not list(shared.glob("rulesets/pydialect-*.json"))
 
 
+def test_import_rulekit_does_not_load_the_dialect(tmp_path):
+    """Start-up: nothing compiles a (?py) pattern at import (the dialect, its tables and the cache directory
+    are touched on the first (?py) pattern a ruleset or a reader really uses)."""
+    import subprocess
+
+    code = "import sys, rulekit; print('rulekit.core.pydialect' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "RULEKIT_CACHE_DIR": str(tmp_path / "c")})
+    assert out.stdout.strip() == "False"
+    assert not (tmp_path / "c").exists()
+
+
 def test_the_interpreter_key_names_this_python_s_unicode():
     assert f"unicodedata {unicodedata.unidata_version};" in pydialect.interpreter_versions()
