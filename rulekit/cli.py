@@ -441,6 +441,15 @@ def list_cmd(benchmark):
             table.add_row(f.framework, f.name, ", ".join(f.rulesets) + (f"\nwith a judge: {', '.join(judged)}"
                                                                          if judged else ""), f.summary)
         _out().print(table)
+        from rulekit.generate.suite import find_benchmark
+
+        try:  # a seed-suite benchmark: what `rulekit run` reads it with
+            bench = find_benchmark(benchmark)
+        except UsageError:
+            return
+        _echo(f"seed suite ({bench.name}): layout {bench.layout}; prompts atropos {bench.prompts['atropos']}, "
+              f"vlmevalkit {bench.prompts['vlmevalkit']}; rulesets {bench.rulesets['atropos']} and "
+              f"{bench.rulesets['vlmevalkit']} (`rulekit run {bench.name} --model M -o DIR`)")
         return
     table = Table(title="built-in rulesets", title_justify="left", show_lines=False)
     table.add_column("name", style="bold")
@@ -600,8 +609,8 @@ def schema():
 @click.option("--data", required=True, help="Our JSONL records, a save_to_disk folder, a data file, or a `datasets` name.")
 @click.option("--split", help="Dataset split (e.g. validation).")
 @click.option("--config", "data_config", help="Dataset configuration (e.g. an MMMU subject).")
-@click.option("--layout", type=click.Choice(["auto", "mmmu", "mmevalpro", "scienceqa", "records"]), default="auto",
-              show_default=True, help="How dataset rows map to records.")
+@click.option("--layout", default="auto", show_default=True,
+              help="How dataset rows map to records: auto, records, a built-in layout (layouts/) or a YAML file.")
 @click.option("--prompt", default="vlmevalkit-mcq", show_default=True, help="Prompt style: built-in name or YAML path.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False), help="Outputs JSONL (our record schema).")
 @click.option("--resume", is_flag=True, help="Skip ids already in --output and append.")
@@ -612,8 +621,10 @@ def schema():
 @click.option("--sampling-seed", type=int, help="Sampling seed (for --temperature > 0).")
 @click.option("--base-url", help="Use this OpenAI-compatible server (e.g. `vllm serve`) instead of the offline engine.")
 @click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
-@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
-@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True, help="Records written per batch.")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one); "
+              "images need it: --no-chat with items that have images is E408.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Records written (in item order) per batch; the engine is fed continuously regardless.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N items.")
 @click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE",
@@ -625,6 +636,47 @@ def generate(model, data, split, data_config, layout, prompt, output, resume, ov
     from rulekit.generate.cli import run_generate
 
     run_generate(_err(), locals())
+
+
+@main.command("run")
+@click.argument("benchmarks", nargs=-1, required=True)
+@click.option("--model", required=True, help="Model path or name (with --base-url: the served model).")
+@click.option("--base-url", help="An OpenAI-compatible server (e.g. `vllm serve`) instead of vLLM's offline engine.")
+@click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
+@click.option("-r", "--ruleset", "rulesets", multiple=True,
+              help="Rulesets to score with (default: the benchmark's Atropos and VLMEvalKit rulesets); repeatable.")
+@click.option("--data", "data", multiple=True, metavar="[NAME=]PATH",
+              help="A local copy of a benchmark's release (default: the hub dataset its layout names); repeatable.")
+@click.option("--split", help="Dataset split (default: the layout's, for a hub dataset).")
+@click.option("--config", "data_config", help="Dataset configuration (default: the layout's).")
+@click.option("--prompt", help="atropos (default), vlmevalkit, or a prompt style's name or YAML path.")
+@click.option("--output-dir", "-o", required=True, type=click.Path(file_okay=False),
+              help="DIR/<benchmark>/outputs.jsonl, decisions, results.json, diff.json; DIR/report.html.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N items of each benchmark.")
+@click.option("--max-tokens", type=click.IntRange(min=1), help="Tokens per reply (default: the prompt style's).")
+@click.option("--chat/--no-chat", default=None, help="Apply the chat template (default: when the model has one).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Server requests in flight.")
+@click.option("--engine-arg", "engine_args", multiple=True, metavar="KEY=VALUE", help="vllm.LLM argument; repeatable.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="Seed of random fallbacks.")
+@click.option("--judge-url", help="Judge endpoint for rulesets that ask one (without it they are not scored).")
+@click.option("--judge-model", help="Judge model.")
+@click.option("--judge-cache", type=click.Path(dir_okay=False), help="SQLite cache of judge replies.")
+@user_errors
+def run_cmd(benchmarks, model, base_url, api_key, rulesets, data, split, data_config, prompt, output_dir, limit,
+            max_tokens, chat, batch_size, concurrency, engine_args, seed, judge_url, judge_model, judge_cache):
+    """From a model to both frameworks' scores: generate each seed-suite BENCHMARK (resumable), score it with
+    its Atropos and VLMEvalKit rulesets (or -r), diff them; DIR/report.html shows where they part."""
+    from rulekit.generate.cli import parse_engine_args
+    from rulekit.generate.suite import parse_data, run_suite
+
+    run_suite(list(benchmarks), model=model, output_dir=output_dir, data=parse_data(data), split=split,
+              config=data_config, prompt=prompt, rulesets=list(rulesets) or None, base_url=base_url, api_key=api_key,
+              max_tokens=max_tokens, chat=chat, batch_size=batch_size, concurrency=concurrency, limit=limit,
+              engine_args=parse_engine_args(engine_args), seed=seed,
+              judge={"judge_url": judge_url, "judge_model": judge_model, "judge_cache": judge_cache},
+              say=lambda line: _err().print(line, markup=False))
+    _echo(f"report: {Path(output_dir) / 'report.html'}")
 
 
 @main.command()

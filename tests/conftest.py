@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from vllm_support import items_file, tiny_model, vllm_env, vllm_server  # noqa: F401  (real-engine fixtures)
+from vllm_support import (image_items_file, items_file, shared_engine, tiny_model, vllm_engine,  # noqa: F401
+                          vllm_env, vllm_server)  # (real-engine fixtures: one model, one engine, one server a session)
+import seed_suite_support  # noqa: E402,F401  (teaches the session's tiny VLM the seed suite's planned replies)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus" / "responses.jsonl"

@@ -175,20 +175,33 @@ def test_a_ray_dataset_is_scored_byte_identical_to_rulekit_eval(tmp_path, batch)
 
 
 @pytest.mark.skipif(_venv_python(".venv-ray") is None, reason="no venv with Ray Data (.ci/run makes .venv-ray)")
-def test_ray_data_generates_through_vllm_serve_like_rulekit_generate(vllm_server, items_file, tmp_path):
+def test_ray_data_generates_through_vllm_serve_like_rulekit_generate(vllm_server, items_file, image_items_file,
+                                                                     tmp_path):
     """Ray Data's HTTP request processor against the CI's real `vllm serve`: the same replies as
-    `rulekit generate --base-url` gets for the same items, prompt style and greedy sampling."""
+    `rulekit generate --base-url` gets for the same items, prompt style and greedy sampling — the images sent as
+    data URLs (a different image, a different reply)."""
     import subprocess
     from pathlib import Path
 
-    from vllm_support import GEN_PROMPT, REPLIES, SERVED_NAME
+    from click.testing import CliRunner
 
+    from rulekit.cli import main
+    from vllm_support import GEN_PROMPT, IMAGE_REPLIES, REPLIES, SERVED_NAME
+
+    data = image_items_file.parent / "mixed.jsonl"
+    data.write_text(items_file.read_text() + image_items_file.read_text(), encoding="utf-8")
     out = tmp_path / "replies.jsonl"
     script = Path(__file__).parent / "fixtures" / "ray" / "generate.py"
-    done = subprocess.run([_venv_python(".venv-ray"), script, items_file, vllm_server.url, SERVED_NAME, GEN_PROMPT,
+    done = subprocess.run([_venv_python(".venv-ray"), script, data, vllm_server.url, SERVED_NAME, GEN_PROMPT,
                            "32", out], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert {r["id"]: r["response"] for r in map(json.loads, out.read_text().splitlines())} == REPLIES
+    replies = {r["id"]: r["response"] for r in map(json.loads, out.read_text().splitlines())}
+    assert {k: replies[k] for k in REPLIES} == REPLIES and {k: replies[k] for k in IMAGE_REPLIES} == IMAGE_REPLIES
+    served = tmp_path / "served.jsonl"
+    result = CliRunner().invoke(main, ["generate", "--base-url", vllm_server.url, "--model", SERVED_NAME, "--data",
+                                       str(data), "--prompt", GEN_PROMPT, "--max-tokens", "32", "--output", str(served)])
+    assert result.exit_code == 0, result.output
+    assert replies == {r["id"]: r["response"] for r in map(json.loads, served.read_text().splitlines())}
 
 
 def _open_docs(n: int = 200):

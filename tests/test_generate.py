@@ -1,4 +1,4 @@
-"""`rulekit generate` with the REAL vLLM engine: offline (`vllm.LLM.generate`) and through `vllm serve`.
+"""`rulekit generate` with the REAL vLLM engine: offline (the session's `vllm.LLM`) and through `vllm serve`.
 
 The model is built locally (tests/vllm_support.py); these tests are skipped, with the reason, only
 when vllm is not importable.
@@ -26,7 +26,7 @@ def rows(path):
 
 
 @requires_vllm
-def test_offline_engine_writes_records_resumes_and_scores(tiny_model, items_file, tmp_path):
+def test_offline_engine_writes_records_resumes_and_scores(shared_engine, tiny_model, items_file, tmp_path):
     out = tmp_path / "outputs.jsonl"
     base = ["generate", "--model", tiny_model, "--data", items_file, "--prompt", GEN_PROMPT, "--output", out,
             "--max-tokens", 32, *ENGINE]

@@ -180,13 +180,14 @@ def test_worker_threads_never_hold_the_process(tmp_path):
     """The server backend's requests run in daemon threads: one that never returns does not keep the
     interpreter from exiting once the command has failed or been interrupted (a ThreadPoolExecutor's
     threads are joined at exit)."""
-    code = ("import threading, sys\nfrom rulekit.generate.run import map_in_threads\n"
+    code = ("import threading, sys\nfrom rulekit.generate.run import Prefetch, Sampling, ServerBackend\n"
             "block = threading.Event()\n"
-            "def one(x):\n    if x == 1:\n        block.wait()\n    raise ValueError(x)\n"
-            "try:\n    map_in_threads(one, [0, 1], 2)\nexcept ValueError:\n    pass\n"
+            "def one(x, sampling):\n    if x == 1:\n        block.wait()\n    raise ValueError(x)\n"
+            "backend = ServerBackend.__new__(ServerBackend)\nbackend.concurrency = 2\nbackend._send = one\n"
+            "try:\n    list(backend.run(Prefetch([0, 1], lambda x: x, 2), Sampling()))\nexcept ValueError:\n    pass\n"
             "print('exits', flush=True)\n")
-    # item 0 fails at once, item 1 never returns: map_in_threads still waits for it (running calls end
-    # first), so ask for the error while it waits -- by a timer that interrupts the join like SIGTERM
+    # item 0 fails at once, item 1 never returns: the run still waits for it (the replies in flight come
+    # first), so ask for the error while it waits -- by a timer that interrupts the wait like SIGTERM
     code = code.replace("try:\n", "import signal\nsignal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw("
                                   "ValueError('terminated')))\nsignal.alarm(1)\ntry:\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60,

@@ -80,16 +80,16 @@ def score_dataset(ds: Any, ruleset: str = "vlmevalkit", seed: int | None = 0, fi
 
 def generate_dataset(ds: Any, url: str, model: str, prompt: str = "vlmevalkit-mcq", max_tokens: int = 128,
                      temperature: float = 0.0, top_p: float = 1.0, batch_size: int = 16, concurrency: int = 1) -> Any:
-    """Replies for a Ray Dataset of items (rulekit records without `response`: id, question, choices, ...)
-    through Ray Data's HTTP request processor against an OpenAI-compatible server (`vllm serve --port
-    8000` → url `http://127.0.0.1:8000/v1`). Each prompt is rendered by the prompt style `rulekit
-    generate` uses, so the replies are the ones `rulekit generate --base-url` gets (text only: images are
-    not sent — use `rulekit generate` for them). Returns the rows with `response` added, ready for
-    `score_dataset`."""
+    """Replies for a Ray Dataset of items (rulekit records without `response`: id, question, choices, ...,
+    `images`: a list of image file paths — absolute, or relative to the workers' directory — or image bytes)
+    through Ray Data's HTTP request processor against an OpenAI-compatible server (`vllm serve --port 8000` →
+    url `http://127.0.0.1:8000/v1`). Each prompt is rendered by the prompt style `rulekit generate` uses and
+    the images go as data URLs made as `rulekit generate --base-url` makes them (in the Ray workers), so the
+    replies are the ones it gets. Returns the rows with `response` added, ready for `score_dataset`."""
     from ray.data.llm import HttpRequestProcessorConfig, build_processor
 
     from rulekit.generate.benchmarks import map_rows
-    from rulekit.generate.run import chat_messages
+    from rulekit.generate.run import chat_messages, image_part
     from rulekit.llm.prompts import load_prompt
 
     style = load_prompt(prompt)
@@ -97,7 +97,8 @@ def generate_dataset(ds: Any, url: str, model: str, prompt: str = "vlmevalkit-mc
     def payload(row: dict) -> dict:
         [item] = list(map_rows([{k: v for k, v in row.items() if v is not None}], "records", None))
         message = style.render(item.question_type, item.question, item.choices, item.hint)
-        return {**row, "payload": {"model": model, "messages": chat_messages(message, [], dict),
+        images = item.images if message.images != "none" else []
+        return {**row, "payload": {"model": model, "messages": chat_messages(message, images, image_part),
                                    "max_tokens": max_tokens, "temperature": temperature, "top_p": top_p}}
 
     def reply(row: dict) -> dict:

@@ -52,6 +52,10 @@ ERROR_CODES = {
             "permission, a dangling symlink, a directory at the target; at `--output`, a link or not a file)",
     "E407": "a judge cache would be written in a directory other users can write (they could plant links where "
             "SQLite writes)",
+    "E408": "`generate --no-chat` with items that have images: a plain prompt has no place for an image (vLLM finds "
+            "no placeholder for it; a server's /completions takes none)",
+    "E409": "`generate`: the vLLM engine refused an item (a prompt longer than the context, more images than "
+            "`limit_mm_per_prompt`, images without their placeholders)",
     "E500": "an OpenAI-compatible server (the judge, `generate --base-url`) cannot be reached or keeps failing",
     "E501": "`--judge-replay`: a judge reply the run needs is not in the cache",
     "E502": "the judge cache is not a readable SQLite database",

@@ -12,23 +12,11 @@
   directory, or a hub name such as `MMMU/MMMU` (needs the network, or a local cache with
   `HF_DATASETS_OFFLINE=1`).
 
-Rows are mapped by the benchmark's layout (`layout="auto"` detects it from the columns):
-
-=========  ==================================================================================
-mmmu       `id`; `question_type` ("multiple-choice"/"open"); `options` is a Python-literal
-           string (`ast.literal_eval`), lettered A, B, ...; `answer` a letter (open: the text,
-           a list when it is a list literal); images = the `image_N` columns the question or
-           options mention as `<image N>` (all non-empty ones when none is mentioned);
-           meta: subfield, topic_difficulty, img_type, subject (from the id)
-mmevalpro  id = str(`index`); `triplet_id`, `eval_type`, `source`, `question_category` into meta
-           (the triplet is `meta.triplet_id`, as the `mmevalpro` rulesets group it); `choices`
-           a list (leading "A. " / "(A) " labels are removed), a dict or a literal string;
-           `image`; benchmark "MMEvalPro"
-scienceqa  no id column: id = "scienceqa/<split>/<row>"; `choices` a list; `answer` the index of
-           the right choice (→ its letter); `hint` → the `{hint}` variable; `image` (may be empty);
-           meta: subject, topic, category, skill, grade, task
-records    our schema (as for .jsonl)
-=========  ==================================================================================
+Rows are mapped by a layout (`layout="auto"` detects it from the columns): a YAML file in `layouts/`
+(`rulekit/generate/layouts.py` documents the vocabulary) for each release the seed suite reads — MMMU,
+MMMU-Pro, MMBench, MMStar, ..., VLMEvalKit's TSV — and MMEvalPro and ScienceQA; `records` is our own
+schema (as for .jsonl). A local `.tsv` is read as VLMEvalKit writes and reads its TSVs
+(`pandas.read_csv(sep="\t")`).
 """
 from __future__ import annotations
 
@@ -45,9 +33,15 @@ from rulekit.core.errors import InputError, Loc, UsageError
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-LAYOUTS = ("auto", "mmmu", "mmevalpro", "scienceqa", "records")
 _DATA_FILE_BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 _LABEL = re.compile(r"^\s*\(?([A-Z])[\.\):]\s*")
+
+
+def layout_names() -> tuple[str, ...]:
+    """`auto`, every built-in layout, and `records` (our schema)."""
+    from rulekit.generate.layouts import builtin_layouts
+
+    return ("auto", *builtin_layouts(), "records")
 
 
 @dataclass
@@ -61,8 +55,11 @@ class Item:
     answer: Any = None
     benchmark: str | None = None
     hint: str | None = None
-    images: list = field(default_factory=list)   # PIL images or image file paths
+    images: list = field(default_factory=list)   # PIL images, image bytes or image file paths
     meta: dict = field(default_factory=dict)
+    image_names: list = field(default_factory=list)  # each image's column ("image_2"), for `which-images`
+    options_source: str = ""                          # where the options were read (prompts' `options-source`)
+    line: int = 0                                # its line in a records file (0: not from one)
 
     def record(self) -> dict:
         """The output record (our JSONL schema) without `response`, `model` and generation meta."""
@@ -74,46 +71,97 @@ class Item:
 # ---------------------------------------------------------------- entry point
 def load_items(data: str, *, split: str | None = None, config: str | None = None, layout: str = "auto",
                limit: int | None = None) -> Iterator[Item]:
-    """Items from a local records file or a `datasets` dataset (see the module docstring)."""
-    if layout not in LAYOUTS:
-        raise UsageError(f"unknown layout `{layout}`", help=f"one of: {', '.join(LAYOUTS)}", code="E400")
+    """Items from a local records file or a `datasets` dataset (see the module docstring). `layout` is
+    `auto`, `records`, a built-in layout's name or a layout YAML file."""
+    if layout not in ("auto", "records") and not layout.endswith((".yaml", ".yml")) and layout not in layout_names():
+        raise UsageError(f"unknown layout `{layout}`", help=f"one of: {', '.join(layout_names())}", code="E400")
     path = Path(data)
+    base = path if path.is_dir() else path.parent
     items: Iterable[Item]
-    if path.is_file() and path.suffix in (".jsonl", ".ndjson") and layout in ("auto", "records"):
+    if path.is_file() and path.suffix in (".jsonl", ".ndjson"):
         items = _records_file(path, layout)
+    elif path.is_file() and path.suffix == ".tsv":
+        items = map_rows(_tsv_rows(path), "vlmevalkit-tsv" if layout == "auto" else layout, split, str(path), base)
     else:
         rows, split_name = _dataset_rows(data, split, config)
-        items = map_rows(rows, layout, split_name, source=data)
+        items = map_rows(rows, layout, split_name, source=data, base=base if path.exists() else None)
     for n, item in enumerate(items):
         if limit is not None and n >= limit:
             return
         yield item
 
 
-def map_rows(rows: Iterable[dict], layout: str, split: str | None, source: str = "") -> Iterator[Item]:
-    """Map dataset rows (dicts, as `datasets` yields them) to Items by layout ("auto": detected)."""
-    mapper = None
+def map_rows(rows: Iterable[dict], layout: str, split: str | None, source: str = "",
+             base: Path | None = None) -> Iterator[Item]:
+    """Map dataset rows (dicts, as `datasets` yields them) to Items by layout ("auto": detected from the
+    first row); image paths in the data are read from `base`."""
+    from rulekit.generate.layouts import load_layout, map_row
+
+    spec = None
+    name = layout
     for i, row in enumerate(rows):
-        if mapper is None:
+        if spec is None:
             name = detect_layout(row) if layout == "auto" else layout
-            mapper = _MAPPERS[name]
+            if name == "records":
+                spec = "records"
+            else:
+                spec = load_layout(name)
+                name = spec.layout
+        if spec == "records":
+            yield _map_records(row, i, split, base)
+            continue
         try:
-            yield mapper(row, i, split)
-        except (KeyError, ValueError, SyntaxError, TypeError) as exc:
-            raise InputError(f"row {i} does not fit the `{mapper.__name__[4:]}` layout: {exc}",
+            for m in map_row(spec, row, i, split, base):
+                yield Item(m.id, m.question_type, m.question, m.choices, m.answer, m.benchmark, m.hint,
+                           m.images, m.meta, m.image_names, options_source=_options_source(spec))
+        except (KeyError, ValueError, SyntaxError, TypeError, IndexError) as exc:
+            raise InputError(f"row {i} does not fit the `{name}` layout: {exc}",
                              Loc(source, 0, 0), code="E300") from None
 
 
+def _options_source(spec) -> str:
+    """`columns`, `list:COLUMN` or `text:COLUMN`: where a layout reads options (a prompt's `options-source`)."""
+    from rulekit.generate.layouts import ColumnOptions, ListOptions, TextOptions
+
+    if isinstance(spec.options, ColumnOptions):
+        return "columns"
+    if isinstance(spec.options, ListOptions):
+        return f"list:{spec.options.list_}"
+    if isinstance(spec.options, TextOptions):
+        return f"text:{spec.options.text}"
+    return ""
+
+
 def detect_layout(row: dict) -> str:
-    """The layout a row's columns look like."""
-    cols = set(row)
-    if "triplet_id" in cols and "eval_type" in cols:
-        return "mmevalpro"
-    if "options" in cols and "question_type" in cols and any(c.startswith("image_") for c in cols):
-        return "mmmu"
-    if "choices" in cols and isinstance(row.get("answer"), int) and ("hint" in cols or "lecture" in cols):
-        return "scienceqa"
-    return "records"
+    """The layout a row's columns look like: a built-in layout (`layouts.detect`), else `records`."""
+    from rulekit.generate.layouts import detect
+
+    return detect(row) or "records"
+
+
+def _tsv_rows(path: Path) -> Iterable[dict]:
+    """A VLMEvalKit TSV's rows, read as VLMEvalKit reads them (`pd.read_csv(sep="\t")`: empty cells NaN,
+    numbers inferred) and prepared as ImageBaseDataset.__init__ does: rows without an image dropped, and
+    an `image` of at most 64 characters is the index of the row whose image it shares."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, sep="\t")
+    except (ValueError, OSError, pd.errors.ParserError) as exc:
+        raise InputError(f"cannot read {path} as a TSV: {exc}".splitlines()[0], Loc(str(path), 0, 0),
+                         code="E301") from None
+    rows = frame.to_dict("records")
+    if rows and "image" in rows[0]:
+        rows = [r for r in rows if not (isinstance(r["image"], float) and r["image"] != r["image"])]
+        images = {str(r.get("index")): str(r["image"]) for r in rows}
+        for r in rows:
+            ref = str(r["image"])
+            if 0 < len(ref) <= 64:
+                if len(images.get(ref, "")) <= 64:
+                    raise InputError(f"row {r.get('index')}: `image` {ref!r} names no row with an image",
+                                     Loc(str(path), 0, 0), code="E300")
+                r["image"] = images[ref]
+    return rows
 
 
 # ---------------------------------------------------------------- sources
@@ -129,7 +177,8 @@ def _dataset_rows(data: str, split: str | None, config: str | None) -> tuple[Ite
                               or (path / "state.json").is_file()):
             ds = datasets.load_from_disk(str(path))
         elif path.is_file() and path.suffix in _DATA_FILE_BUILDERS:
-            ds = datasets.load_dataset(_DATA_FILE_BUILDERS[path.suffix], data_files=str(path), split=split or "train")
+            # one file is one split (`datasets` calls it train); --split only names it (in row-number ids)
+            ds = datasets.load_dataset(_DATA_FILE_BUILDERS[path.suffix], data_files=str(path), split="train")
             split = split or "train"
         else:
             ds = datasets.load_dataset(data, config, split=split)
@@ -156,7 +205,7 @@ def _records_file(path: Path, layout: str) -> Iterator[Item]:
 
     cap = limit("line-bytes")
     with path.open("rb") as f:
-        rows = []
+        rows, lines = [], []
         for n, line in enumerate(bounded_lines(f), 1):  # a 1.9 GB line is never read whole: E302
             if len(line) > cap and line_too_long(line, cap):
                 raise over("line-bytes", f"line {n} is longer than", Loc(str(path), n, 0))
@@ -169,14 +218,17 @@ def _records_file(path: Path, layout: str) -> Iterator[Item]:
             if not isinstance(row, dict) or "id" not in row:
                 raise InputError("a record needs an `id`", Loc(str(path), n, 1), code="E300")
             rows.append(row)
-    if layout == "auto" and rows and detect_layout(rows[0]) != "records":
-        yield from map_rows(rows, "auto", None, str(path))
+            lines.append(n)
+    if layout != "records" and rows and (layout != "auto" or detect_layout(rows[0]) != "records"):
+        yield from map_rows(rows, layout, None, str(path), base=path.parent)
         return
-    for row in rows:
-        yield _map_records(row, 0, None, base=path.parent)
+    for row, n in zip(rows, lines):
+        item = _map_records(row, 0, None, base=path.parent)
+        item.line = n
+        yield item
 
 
-# ---------------------------------------------------------------- layouts
+# ---------------------------------------------------------------- our records
 def _letters(options: list) -> dict[str, str]:
     if len(options) > len(LETTERS):
         raise ValueError(f"{len(options)} options: at most 26 can be lettered")
@@ -209,59 +261,6 @@ def _choices(value: Any) -> dict[str, str] | None:
     raise ValueError(f"choices must be a list or mapping, got {type(value).__name__}")
 
 
-def _present(value: Any) -> bool:
-    return value is not None and value != "" and not (isinstance(value, float) and value != value)
-
-
-def _map_mmmu(row: dict, i: int, split: str | None) -> Item:
-    qtype = OPEN if str(row.get("question_type", "")).startswith("open") else MULTIPLE_CHOICE
-    options = _literal(row.get("options") or "[]")
-    choices = _letters(list(options)) if options and qtype == MULTIPLE_CHOICE else None
-    answer = row.get("answer")
-    if qtype == OPEN and isinstance(answer, str) and answer.strip().startswith("["):
-        try:
-            parsed = ast.literal_eval(answer.strip())
-            answer = [str(a) for a in parsed] if isinstance(parsed, (list, tuple)) else answer
-        except (ValueError, SyntaxError):
-            pass
-    text = str(row.get("question") or "") + " " + " ".join(str(o) for o in (options or []))
-    mentioned = sorted({int(n) for n in re.findall(r"<image (\d+)>", text)})
-    keys = [f"image_{n}" for n in mentioned] or sorted((k for k in row if re.fullmatch(r"image_\d+", k)),
-                                                        key=lambda k: int(k[6:]))
-    images = [row[k] for k in keys if _present(row.get(k))]
-    rid = str(row["id"])
-    meta = {k: row[k] for k in ("subfield", "topic_difficulty", "img_type") if _present(row.get(k))}
-    m = re.match(r"^[a-z]+_(.+?)_\d+$", rid)
-    if m:
-        meta["subject"] = m.group(1)
-    if options and qtype == OPEN:
-        meta["options"] = [str(o) for o in options]
-    return Item(rid, qtype, str(row.get("question") or ""), choices, answer, "MMMU", None, images, meta)
-
-
-def _map_mmevalpro(row: dict, i: int, split: str | None) -> Item:
-    choices = _choices(row.get("choices"))
-    meta = {k: row[k] for k in ("triplet_id", "eval_type", "source", "question_category") if _present(row.get(k))}
-    images = [row[k] for k in ("image", "images") if _present(row.get(k))]
-    images = [x for img in images for x in (img if isinstance(img, list) else [img])]
-    rid = str(row["index"]) if _present(row.get("index")) else str(row.get("id", i))
-    return Item(rid, MULTIPLE_CHOICE, str(row.get("question") or ""), choices, row.get("answer"), "MMEvalPro",
-                None, images, meta)
-
-
-def _map_scienceqa(row: dict, i: int, split: str | None) -> Item:
-    choices = _choices(row["choices"])
-    answer = row.get("answer")
-    if isinstance(answer, int) and choices:
-        answer = list(choices)[answer]
-    meta = {k: row[k] for k in ("subject", "topic", "category", "skill", "grade", "task") if _present(row.get(k))}
-    images = [row["image"]] if _present(row.get("image")) else []
-    rid = str(row["id"]) if _present(row.get("id")) else f"scienceqa/{split or 'data'}/{i}"
-    hint = row.get("hint") if _present(row.get("hint")) else None
-    return Item(rid, MULTIPLE_CHOICE if choices else OPEN, str(row.get("question") or ""), choices, answer,
-                "ScienceQA", hint, images, meta)
-
-
 def _map_records(row: dict, i: int, split: str | None, base: Path | None = None) -> Item:
     choices = _choices(row.get("choices"))
     qtype = row.get("question_type") or (MULTIPLE_CHOICE if choices else OPEN)
@@ -278,5 +277,3 @@ def _map_records(row: dict, i: int, split: str | None, base: Path | None = None)
     return Item(str(row["id"]), qtype, str(row.get("question") or ""), choices, row.get("answer"),
                 row.get("benchmark"), row.get("hint"), list(images), meta)
 
-
-_MAPPERS = {"mmmu": _map_mmmu, "mmevalpro": _map_mmevalpro, "scienceqa": _map_scienceqa, "records": _map_records}

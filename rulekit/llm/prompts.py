@@ -6,6 +6,7 @@ A style says how one question becomes the user message (and an optional system m
 prompt: vlmevalkit-mcq
 system: null                                  # optional system message
 images: before                                # before | after | none: where images go
+which-images: mentioned                       # mentioned | all | first: which of the item's images
 max-tokens: 16                                # optional default for `rulekit generate`
 options: {item: "{letter}. {text}\\n", join: ""}   # how {options} is written
 vars: {name: value}                           # constants usable as {name}
@@ -26,7 +27,15 @@ unknown name is an error when the style is loaded. Variables: `question`, `optio
 (grading judges only, `equal-if-contains:`: the gold answer a prediction is compared with; empty in
 every other prompt, so a generation prompt never sees it), `meta.NAME` (a field of the record's
 `meta`, empty when absent: MathVerse grades with the dataset's `question_for_eval`) and the style's
-`vars`.
+`vars`, and `options-source`: where the item's options were read — `columns` (a column per option),
+`list:COLUMN` (a list column), `text:COLUMN` (written inside a text, as MMStar's question), empty when
+it has none. An original that shows options only from certain columns (Atropos' environments read
+columns A-F, or a `choices` key) is reproduced with `{if: options-source, equals: [columns, "list:choices"]}`.
+
+`which-images`: `mentioned` (the default) the `image_N` columns the question or options name as
+`<image N>`, in number order, or all of them when none is named (lmms-eval's MMMU; for every other
+release that is all its images); `all` the item's images in column order, named or not (Atropos' MMMU
+sends every image_1-7); `first` only the first (Atropos' SEED-Bench-2 sends `image[0]` of the row's list).
 """
 from __future__ import annotations
 
@@ -42,7 +51,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rulekit.core.errors import Loc, RulesetError, UsageError
 from rulekit.core.resources import resource_dir
 
-VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold")
+VARIABLES = ("question", "options", "hint", "letters", "prediction", "gold", "options-source")
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(meta\.[A-Za-z0-9_][A-Za-z0-9_-]*|[A-Za-z][A-Za-z0-9_-]*)\}|[{}]")
 
 
@@ -56,23 +65,27 @@ class _Word(BaseModel):
 
 class Part(_Word):
     """One conditional piece of a template: `text`, written only when variable `if` is non-empty
-    (or, with `unless`, only when it is empty); with `equals: VALUE`, only when variable `if` is
-    exactly VALUE (DynaMath's judge instruction depends on `meta.answer_type`)."""
+    (or, with `unless`, only when it is empty); with `equals: VALUE` (or a list of values), only when
+    variable `if` is exactly VALUE (one of them: DynaMath's judge instruction depends on
+    `meta.answer_type`); with `differs: [VALUES]`, only when it is none of them, empty included."""
 
     text: str
     if_: str | None = None
     unless: str | None = None
-    equals: str | None = None
+    equals: str | list[str] | None = None
+    differs: list[str] | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
                               alias_generator=lambda n: "if" if n == "if_" else _dash(n))
 
 
 class OptionFormat(_Word):
-    """How `{options}` is written: each option as `item` (`{letter}`, `{text}`), joined by `join`."""
+    """How `{options}` is written: each option as `item` (`{letter}`, `{text}`), joined by `join`; with
+    `letters: ABCDEFGH`, only the options of those letters (Atropos' MMT-Bench reads columns A-H only)."""
 
     item: str = "{letter}. {text}"
     join: str = "\n"
+    letters: str | None = None
 
 
 class Source(_Word):
@@ -93,6 +106,7 @@ class PromptStyle(_Word):
     reproduces: Source | None = None
     system: str | None = None
     images: Literal["before", "after", "none"] = "before"
+    which_images: Literal["mentioned", "all", "first"] = "mentioned"
     max_tokens: int | None = None
     options: OptionFormat = OptionFormat()
     vars: dict[str, str] = {}
@@ -124,11 +138,15 @@ class Prompt:
         # (`reply` likewise only when not the default)
         dumped = style.model_dump(mode="json", by_alias=True, exclude={"summary", "reproduces"} | (
             set() if style.replace else {"replace"}) | (set() if style.reply != "stripped" else {"reply"}) | (
-            set() if style.fill else {"fill"}))
+            set() if style.fill else {"fill"}) | (set() if style.which_images != "mentioned" else {"which_images"}))
+        if isinstance(dumped.get("options"), dict) and dumped["options"].get("letters") is None:
+            dumped["options"].pop("letters", None)  # a style without `letters` keeps the fingerprint it had
         for section in ("multiple-choice", "open"):  # a part without `equals` keeps the fingerprint it had
             for part in dumped.get(section) or []:
                 if isinstance(part, dict) and part.get("equals") is None:
                     part.pop("equals", None)
+                if isinstance(part, dict) and part.get("differs") is None:
+                    part.pop("differs", None)
         blob = orjson.dumps(dumped, option=orjson.OPT_SORT_KEYS)
         self.fingerprint = hashlib.sha256(blob).hexdigest()[:12]
         known = set(VARIABLES) | set(style.vars)
@@ -163,14 +181,17 @@ class Prompt:
         if not choices:
             return ""
         fmt = self.style.options
-        return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items())
+        return fmt.join.join(substitute(fmt.item, {"letter": k, "text": str(v)}) for k, v in choices.items()
+                             if fmt.letters is None or k in fmt.letters)
 
     def variables(self, question: str | None, choices: dict[str, str] | None, hint: str | None = None,
-                  prediction: str | None = None, gold: str | None = None, meta: dict | None = None) -> dict[str, str]:
+                  prediction: str | None = None, gold: str | None = None, meta: dict | None = None,
+                  options_source: str = "") -> dict[str, str]:
         """The substitution mapping for one item (all values are strings; `meta.NAME` from `meta`)."""
         out = dict(self.style.vars)
         out.update(question=question or "", options=self.options_text(choices), hint=hint or "",
                    letters=", ".join(choices or {}), prediction=prediction or "", gold=gold or "")
+        out["options-source"] = (options_source or "columns") if choices else ""  # our records: letter → text, as columns
         for name, value in (meta or {}).items():
             out[f"meta.{name}"] = "" if value is None else str(value)
         for name, pairs in self.style.replace.items():
@@ -185,7 +206,7 @@ class Prompt:
 
     def render(self, question_type: str, question: str | None, choices: dict[str, str] | None,
                hint: str | None = None, prediction: str | None = None, gold: str | None = None,
-               meta: dict | None = None) -> Message:
+               meta: dict | None = None, options_source: str = "") -> Message:
         """The message for one item; a multiple-choice item without options uses the `open` parts."""
         parts = self.style.multiple_choice if question_type == "multiple-choice" else self.style.open
         if question_type == "multiple-choice" and not choices and self.style.open:
@@ -193,16 +214,36 @@ class Prompt:
         if not parts:
             raise UsageError(f"prompt style `{self.name}` has no `{question_type}` template",
                              help=f"it writes: {', '.join(self.sections()) or 'nothing'}", code="E400")
-        values = self.variables(question, choices, hint, prediction, gold, meta)
+        values = self.variables(question, choices, hint, prediction, gold, meta, options_source)
         text = []
         for part in parts:
             part = part if isinstance(part, Part) else Part(text=part)
-            if part.if_ and (not values.get(part.if_) if part.equals is None else values.get(part.if_) != part.equals):
+            if part.differs is not None:
+                if values.get(part.if_ or "", "") in part.differs:
+                    continue
+            elif part.if_ and (not values.get(part.if_) if part.equals is None else
+                               values.get(part.if_) not in ([part.equals] if isinstance(part.equals, str) else part.equals)):
                 continue
             if part.unless and values.get(part.unless):
                 continue
             text.append(substitute(part.text, values))
         return Message(self.style.system, "".join(text), self.style.images)
+
+
+    def pick_images(self, names: list[str], question: str | None, choices: dict[str, str] | None) -> list[int]:
+        """Which of an item's images (by their column names, e.g. "image_2", in order) the prompt sends:
+        their positions in the item's list (see `which-images`)."""
+        if self.style.images == "none" or not names:
+            return []
+        if self.style.which_images == "first":
+            return [0]
+        if self.style.which_images == "mentioned":
+            text = (question or "") + " " + " ".join((choices or {}).values())
+            wanted = sorted({int(n) for n in re.findall(r"<image (\d+)>", text)})
+            at = {name: i for i, name in enumerate(names)}
+            picked = [at[f"image_{n}"] for n in wanted if f"image_{n}" in at]
+            return picked or list(range(len(names)))
+        return list(range(len(names)))
 
 
 def _names(template: str) -> list[str]:

@@ -127,10 +127,15 @@ def eval_page(results: list, data: dict) -> str:
     left out and why); with several rulesets, the like-for-like table and band on the records all of them
     scored and the `--by` tables across rulesets (`data["band"]`, rulekit.report.joint); then each ruleset's
     own metric tables."""
+    return page("rulekit eval", eval_sections(results, band=data.get("band")), data)
+
+
+def eval_sections(results: list, h: str = "h2", band: dict | None = None) -> list[str]:
+    """The body of an eval page, its headings at level `h` (`rulekit run` nests them under a benchmark);
+    `band`: the like-for-like comparison of several rulesets (rulekit.report.joint), if any."""
     from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
     from rulekit.report.table import captions
 
-    band = data.get("band")
     ci = (band or {}).get("own", {})
     outcomes = [o for o in OUTCOMES if o != "unreadable" or any(r.unreadable for r in results)]
     rows, bars = [], []
@@ -144,22 +149,22 @@ def eval_page(results: list, data: dict) -> str:
                                                       sum(r.outcomes.values()))])
     head = ["ruleset", "n", "accuracy %", *(["95% CI"] if band else []), *outcomes, "fingerprint"]
     notes = captions(results)
-    body = ["<h2>Results: each ruleset on the records it scored</h2>" if band else "<h2>Results</h2>",
+    body = [f"<{h}>Results: each ruleset on the records it scored</{h}>" if band else f"<{h}>Results</{h}>",
             table(head, rows, set(range(1, len(head) - 1))),
             *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
-            "<h2>Who decided</h2>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
+            f"<{h}>Who decided</{h}>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
     if band and not band["comparable"]:
         items = "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band))
-        body += ["<h2>Like for like</h2>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
+        body += [f"<{h}>Like for like</{h}>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
     elif band:
-        body += [f"<h2>Like for like: the {band['n']:,} records every ruleset scored</h2>",
+        body += [f"<{h}>Like for like: the {band['n']:,} records every ruleset scored</{h}>",
                  table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],
                        ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
                          esc(left_out_text(band["left_out"].get(name, {})))] for name in band["rulesets"]), {1, 2, 3}),
                  f"<p><b>{esc(band_line(band))}</b></p>"]
         for field, values in (band.get("by") or {}).items():
             names = band["rulesets"]
-            body += [f"<h2>Like for like by {esc(field)}: per {esc(field)}, the records every ruleset scored</h2>",
+            body += [f"<{h}>Like for like by {esc(field)}: per {esc(field)}, the records every ruleset scored</{h}>",
                      table([field, "n", *(f"{n} %" for n in names), "spread", "left out"],
                            ([esc(v), str(f["n"]), *(pct(f["accuracy"].get(n)) for n in names), pct(f["spread"]),
                              esc(left_out_text(f["left_out"]))] for v, f in values.items()),
@@ -170,10 +175,10 @@ def eval_page(results: list, data: dict) -> str:
             if key.startswith("by_") and isinstance(value, dict) and value and \
                     all(isinstance(v, dict) for v in value.values()):
                 names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
-                body += [f"<h2>{esc(r.ruleset)}: by {esc(key[3:])}{own}</h2>",
+                body += [f"<{h}>{esc(r.ruleset)}: by {esc(key[3:])}{own}</{h}>",
                          table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
                                set(range(1, len(names) + 1)))]
-    return page("rulekit eval", body, data)
+    return body
 
 
 def _num(x: Any) -> str:
@@ -186,6 +191,11 @@ def _num(x: Any) -> str:
 def diff_page(report: dict, data: dict) -> str:
     """`rulekit diff --format html`: the summary, the flip plot (which step pairs flip how many records,
     coloured by who was right) and every disagreeing record shown, expandable with both sides' traces."""
+    return page(f"rulekit diff: {report['a']} vs {report['b']}", diff_sections(report), data)
+
+
+def diff_sections(report: dict, h: str = "h2", h3: str = "h3") -> list[str]:
+    """The body of a diff page, its headings at levels `h` and `h3`."""
     from rulekit.report.diff import cannot_compare, compared_text, own_text
 
     s = report["summary"]
@@ -207,10 +217,10 @@ def diff_page(report: dict, data: dict) -> str:
               esc(g["direction"].replace("_", " ")), str(g["count"]),
               bar([(g["direction"], g["count"])], top), f"{100 * g['contribution']:+.2f}"] for g in s["groups"]]
     body = [f"<p>A = <b>{esc(report['a'])}</b>, B = <b>{esc(report['b'])}</b></p>",
-            "<h2>Summary</h2>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
-            "<h2>Flips by deciding steps</h2>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
+            f"<{h}>Summary</{h}>", table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in summary)),
+            f"<{h}>Flips by deciding steps</{h}>", legend(("a_right_only", "b_right_only", "both_wrong", "both_right")),
             table(["flip", "A step", "B step", "who is right", "records", "", "Δ points"], flips, {4, 6}),
-            "<h2>Disagreeing records</h2>"]
+            f"<{h}>Disagreeing records</{h}>"]
     examples = report.get("_examples") or {}
     by_id = {d["id"]: d for d in report["disagree"]}
     for g in s["groups"]:
@@ -226,9 +236,43 @@ def diff_page(report: dict, data: dict) -> str:
             items.append(f"<details><summary><code>{esc(rid)}</code>: A {esc(d['a_pred'])} / B {esc(d['b_pred'])}, "
                          f"gold {esc(ex['answer'])}</summary>{sides}</details>")
         more = g["count"] - len(items)
-        body.append(f"<h3>{esc(g['label'])} — {g['count']} records</h3>" + "".join(items)
+        body.append(f"<{h3}>{esc(g['label'])} — {g['count']} records</{h3}>" + "".join(items)
                     + (f'<p class="muted">{more} more (raise --show)</p>' if more > 0 else ""))
-    return page(f"rulekit diff: {report['a']} vs {report['b']}", body, data)
+    return body
+
+
+# ---------------------------------------------------------------- run
+def run_page(runs: list[dict], data: dict) -> str:
+    """`rulekit run`'s report.html: an overview (each benchmark's rulesets' accuracy side by side), then per
+    benchmark what was generated (model, prompt style, records), its results and, for two rulesets, where
+    they part (the diff). `runs`: [{"benchmark", "generation", "results", "diff", "notes"}]."""
+    names = []
+    for run in runs:
+        for r in run["results"]:
+            if r.ruleset not in names:
+                names.append(r.ruleset)
+    overview = []
+    for run in runs:
+        d = run.get("diff")
+        overview.append([f'<a href="#{esc(run["benchmark"])}">{esc(run["benchmark"])}</a>',
+                         str(run["generation"].get("records", "—")),
+                         " / ".join(f"{esc(r.ruleset)} {pct(r.metrics.get('accuracy'))}" for r in run["results"]) or "—",
+                         "—" if not d else f"{d['summary']['disagree']}",
+                         "—" if not d else pct(d["summary"]["delta"])])
+    body = ["<h2>Overview</h2>",
+            table(["benchmark", "records", "accuracy % per ruleset", "disagree", "Δ points (A − B)"], overview, {1, 3, 4})]
+    for run in runs:
+        g = run["generation"]
+        body.append(f'<h2 id="{esc(run["benchmark"])}">{esc(run["benchmark"])}</h2>')
+        body.append(table(None, ([f"<b>{esc(k)}</b>", esc(v)] for k, v in g.items())))
+        if run.get("notes"):
+            body.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in run["notes"]) + "</ul>")
+        if run["results"]:
+            body += eval_sections(run["results"], h="h3")
+        if run.get("diff"):
+            body.append(f"<h3>Where they part: A = {esc(run['diff']['a'])}, B = {esc(run['diff']['b'])}</h3>")
+            body += diff_sections(run["diff"], h="h4", h3="h5")
+    return page("rulekit run", body, data)
 
 
 # ---------------------------------------------------------------- reproduce
