@@ -87,21 +87,19 @@ def python_re_pattern(pattern: str, loc: Loc | None = None) -> str:
     """The `regex` module's pattern for `pattern` (a ruleset pattern with its `(?py)` taken off) read
     as Python's `re` of this interpreter reads it: parsed by `re`'s own parser, written out again
     with `re`'s sets of code points wherever the `regex` module's reading differs (module docstring).
-    A pattern `re` refuses is a RulesetError (E120); one that would be written out too long, E122."""
-    from rulekit.core.regex import MAX_EXPANSION, expanded_size
-
+    A pattern `re` refuses is a RulesetError (E120); one that would be written out too long, E122
+    (`core.regex.compile_regex` limits its repetitions written out, as for any pattern)."""
     tree, aliases, marks = _parse(pattern, loc)
     out = _Writer(tree.state, aliases, loc, marks).pattern(tree)
     TABLES.save()
-    size = expanded_size(out) if len(out) <= MAX_REWRITTEN else 0
-    if len(out) > MAX_REWRITTEN or size > MAX_EXPANSION:
-        what = f"{len(out):,} characters long" if not size else f"about {size:,} items long with its repetitions"
-        limit = f"{MAX_REWRITTEN:,} characters" if not size else f"{MAX_EXPANSION:,} items"
-        raise RulesetError(f"(?py) regex `{_shorten(pattern)}` is {what} once its classes are written out for the "
-                           f"regex module; the limit is {limit}", loc,
-                           help="each \\w, \\d, \\b or set under (?py) becomes an explicit class; use fewer of them",
-                           code="E122")
+    if len(out) > MAX_REWRITTEN:
+        raise RulesetError(f"(?py) regex `{_shorten(pattern)}` is {len(out):,} characters long once its classes are "
+                           f"written out for the regex module; the limit is {MAX_REWRITTEN:,} characters", loc,
+                           help=REWRITTEN_HELP, code="E122")
     return out
+
+
+REWRITTEN_HELP = "each \\w, \\d, \\b or set under (?py) becomes an explicit class; use fewer of them"
 
 
 python_re_classes = python_re_pattern  # the earlier name (tests and callers)

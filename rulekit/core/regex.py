@@ -64,9 +64,15 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
                            help="nested counted repetitions multiply ((?:a{1000}){1000} is a million); "
                                 "use + or * where the count does not matter", code="E122")
     if pattern.startswith(PY_DIALECT):  # written for Python's re: rulekit.core.pydialect, imported on first use
-        from rulekit.core.pydialect import python_re_pattern
+        from rulekit.core.pydialect import REWRITTEN_HELP, python_re_pattern
 
-        pattern = python_re_pattern(pattern[len(PY_DIALECT):], loc)
+        written = python_re_pattern(pattern[len(PY_DIALECT):], loc)
+        size = expanded_size(written)
+        if size > MAX_EXPANSION:
+            raise RulesetError(f"(?py) regex `{_shorten(pattern[len(PY_DIALECT):])}` is about {size:,} items long with its repetitions "
+                               f"once its classes are written out for the regex module; the limit is "
+                               f"{MAX_EXPANSION:,} items", loc, help=REWRITTEN_HELP, code="E122")
+        pattern = written
     try:
         return regex.compile(pattern, regex.V0)
     except regex.error as exc:
