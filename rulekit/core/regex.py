@@ -69,9 +69,9 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
         written = python_re_pattern(pattern[len(PY_DIALECT):], loc)
         size = expanded_size(written)
         if size > MAX_EXPANSION:
-            raise RulesetError(f"(?py) regex `{_shorten(pattern[len(PY_DIALECT):])}` is about {size:,} items long with its repetitions "
-                               f"once its classes are written out for the regex module; the limit is "
-                               f"{MAX_EXPANSION:,} items", loc, help=REWRITTEN_HELP, code="E122")
+            raise RulesetError(f"(?py) regex `{_shorten(pattern[len(PY_DIALECT):])}` is about {size:,} items long "
+                               f"with its repetitions once its classes are written out for the regex module; the "
+                               f"limit is {MAX_EXPANSION:,} items", loc, help=REWRITTEN_HELP, code="E122")
         pattern = written
     try:
         return regex.compile(pattern, regex.V0)
