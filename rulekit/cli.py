@@ -569,10 +569,12 @@ def test(rulesets, case_files):
 def reproduce(paths, fmt):
     """Give back the numbers a framework published, from its own files.
 
-    PATHS are VLMEvalKit work dirs (or report/prediction files): every `<model>_<dataset>_acc.csv`
-    is scored again from `<model>_<dataset>.xlsx` with each generation of the framework's rules,
-    and the one that gives back every printed digit is named. Exit 0 when all numbers are
-    reproduced, 1 when one is not (or nothing was found), 2 on bad input."""
+    PATHS are work dirs (or report/prediction files) of VLMEvalKit, lmms-eval and MMEvalPro, any
+    number at once: every `<model>_<dataset>_acc.csv` (and the other reports) is scored again from
+    `<model>_<dataset>.xlsx` with each generation of the framework's rules, and the one that gives
+    back every printed digit is named. A file that cannot be read is a note (file, line, why); the
+    other files' results are kept. Exit 0 when all numbers are reproduced, 1 when one is not (or a
+    report could not be read, or nothing was found), 2 when a PATH does not exist."""
     import json
 
     from rulekit.report.reproduce import as_json, exit_code, render_markdown, render_table
@@ -591,7 +593,7 @@ def reproduce(paths, fmt):
         _echo(render_markdown(rows, notes), nl=False)
     else:
         render_table(rows, notes, _out())
-    click.get_current_context().exit(exit_code(rows))
+    click.get_current_context().exit(exit_code(rows, notes))
 
 
 @main.command()

@@ -367,9 +367,10 @@ def test_reproduce_refuses_a_sparse_report_unread(tmp_path):
     _predictions(tmp_path)
     _sparse(tmp_path / "m_MMStar_acc.csv", b"split,Overall\nnone,1.0\n", 1_200_000_000)
     result = _run(["reproduce", str(tmp_path)])
-    assert result.exit_code == 2
+    # a file that cannot be read is a located note and exit 1 (issue 30), never the end of the run
+    assert result.exit_code == 1
     assert "m_MMStar_acc.csv: error[E302]: the report is larger than the `report-bytes` limit of 64 MiB" \
-        in result.stderr
+        in result.stdout
 
 
 def test_reproduce_refuses_a_30000_column_report_and_scores_wide_ones_in_one_pass(tmp_path):
@@ -377,26 +378,27 @@ def test_reproduce_refuses_a_30000_column_report_and_scores_wide_ones_in_one_pas
     (tmp_path / "m_MMStar_acc.csv").write_text("split,Overall," + ",".join(f"c{i}" for i in range(30_000))
                                                + "\nnone,1.0," + ",".join("1.0" for _ in range(30_000)) + "\n")
     result = _run(["reproduce", str(tmp_path)])
-    assert result.exit_code == 2 and "row 1 has 30,002 cells, more than the `columns` limit" in result.stderr
+    assert result.exit_code == 1 and "row 1 has 30,002 cells, more than the `columns` limit" in result.stdout
 
 
 def test_wide_reports_give_the_same_numbers_as_report_acc():
-    """The one-pass `_numbers` against the per-number scan it replaced, on random records and reports."""
+    """The one-pass `report_acc_numbers` against the per-number scan it replaced, on random records and reports."""
     from rulekit.core.records import Record
-    from rulekit.report.reproduce import Published, _mean, _numbers
+    from rulekit.report.reproduce.numbers import mean, report_acc_numbers
+    from rulekit.report.reproduce.published import Published
 
     def slow(numbers, records, correct):
         out = {}
         for number in numbers:
             rows = [i for i, r in enumerate(records) if number.split == "none" or str(r.meta.get("split")) == number.split]
             if number.metric.strip() == "Overall":
-                out[(number.split, number.metric)] = _mean([correct[i] for i in rows])
+                out[(number.split, number.metric)] = mean([correct[i] for i in rows])
                 continue
             value = None
             for name in ("category", "l2-category") + (("split",) if number.split == "none" else ()):
                 hits = [correct[i] for i in rows if str(records[i].meta.get(name)) == number.metric]
                 if hits:
-                    value = _mean(hits)
+                    value = mean(hits)
                     break
             out[(number.split, number.metric)] = value
         return out
@@ -410,7 +412,7 @@ def test_wide_reports_give_the_same_numbers_as_report_acc():
         correct = [rng.choice([0.0, 1.0, 0.5, 0.25]) for _ in records]
         numbers = [Published(rng.choice(["none", "dev", "test", "x"]), rng.choice(["Overall", "a", "b", "c", "dev", "1", "None"]),
                              "0.5") for _ in range(rng.randint(1, 12))]
-        assert _numbers(numbers, records, correct) == slow(numbers, records, correct)
+        assert report_acc_numbers(numbers, records, correct) == slow(numbers, records, correct)
 
 
 def test_reproduce_reads_a_padded_acc_xlsx_without_filling_it(tmp_path):
@@ -431,8 +433,9 @@ def test_reproduce_stops_a_gzip_bomb_results_json(tmp_path):
     path = tmp_path / "20250101_results.json"
     path.write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + data + struct.pack("<II", 0, 0))
     code, err, peak = _rulekit("reproduce", str(tmp_path))
-    assert code == 2 and f"{path}: error[E302]: it inflates to more than" in err, err
+    assert code == 1 and "Traceback" not in err, err  # a note for the file (issue 30), on stdout
     assert peak < PEAK_MB
+    assert f"{path}: error[E302]: it inflates to more than" in _run(["reproduce", str(tmp_path)]).stdout
 
 
 def _lmms_run(folder: Path, lines: int, configs=None) -> None:
@@ -450,8 +453,8 @@ def test_reproduce_counts_a_samples_log_before_keeping_its_records(tmp_path):
     """The 3M-line samples log (before: > 120 s, > 3.7 GB) is refused by its line count, before parsing."""
     _lmms_run(tmp_path, 5_000)
     result = _run(["reproduce", str(tmp_path)], env={"RULEKIT_LIMITS": "rows=1000"})
-    assert result.exit_code == 2
-    assert "samples_mme.jsonl.gz: error[E302]: it has more lines than the `rows` limit of 1,000" in result.stderr
+    assert result.exit_code == 1
+    assert "samples_mme.jsonl.gz: error[E302]: it has more lines than the `rows` limit of 1,000" in result.stdout
 
 
 @pytest.mark.parametrize("configs", [{"mme": [1]}, {"mme": {"metric_list": 3}}, {"mme": {"metric_list": [1, "x"]}},
@@ -469,9 +472,9 @@ def test_reproduce_names_an_mmevalpro_score_that_is_not_a_number(tmp_path, value
                                                                "answer": "A", "source": "s", "eval_type": "Origin"}]))
     (tmp_path / "m_score.json").write_text('{"s": {"genuine_accuracy_score": %s}}' % value)
     result = _run(["reproduce", str(tmp_path)])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "m_score.json: error[E300]: an MMEvalPro score file's `s` / `genuine_accuracy_score` is not a number" \
-        in result.stderr
+        in result.stdout
 
 
 def test_reproduce_walks_a_deep_tree_without_recursion(tmp_path):
@@ -485,8 +488,8 @@ def test_reproduce_walks_a_deep_tree_without_recursion(tmp_path):
     finally:
         os.chdir(here)
     try:
-        result = _run(["reproduce", str(tmp_path)])
-        assert result.exit_code == 2 and "is nested deeper than the `dir-depth` limit of 64" in result.stderr
+        result = _run(["reproduce", str(tmp_path), "--format", "json"])  # JSON: a note never wrapped
+        assert result.exit_code == 1 and "is nested deeper than the `dir-depth` limit of 64" in result.stdout
         result = _run(["reproduce", str(tmp_path)], env={"RULEKIT_LIMITS": "dir-depth=2000"})
         assert result.exit_code == 1 and "nothing to reproduce" in result.stderr + result.stdout
     finally:  # shutil.rmtree recurses too: take the tree down from its bottom
@@ -731,13 +734,13 @@ def test_a_sympy_time_out_inside_any_of_is_the_records_error(tmp_path):
 def test_a_result_sheet_hit_that_is_not_a_number_is_skipped(tmp_path):
     from rulekit.core.records import Record
     from rulekit.core.trace import Decision
-    from rulekit.report.reproduce import _differences
+    from rulekit.report.reproduce.sheets import sheet_differences
 
     sheet = tmp_path / "m_MMStar_openai_result.tsv"
     sheet.write_text("index\tprediction\thit\n1\tA\tnan\n2\tB\t1e999\n3\tC\tyes\n4\tD\t1\n")
     records = [Record(str(i), "open", "x") for i in range(1, 5)]
     decisions = [Decision(str(i), "A", False, 0.0, "rule", "s") for i in range(1, 5)]
-    differences, overall = _differences(sheet, records, decisions, [False] * 4)
+    differences, overall = sheet_differences(sheet, records, decisions, [False] * 4)
     assert [d["id"] for d in differences] == ["4"] and overall == 1.0
 
 

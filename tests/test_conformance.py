@@ -34,6 +34,34 @@ def test_vlmevalkit_generations_match_every_multiple_choice_label(labelled_recor
     assert mismatches == []
 
 
+@pytest.mark.parametrize("generation", ["v0c", "v0b", "v0a"])
+def test_vlmevalkit_first_generations_match_their_originals_on_every_multiple_choice_reply(labelled_records,
+                                                                                          generation):
+    """`vlmevalkit@v0c/@v0b/@v0a` (Nov 2023 - Feb 2024) against the ORIGINAL can_infer of bc4b28be, 39cebe2f and
+    9ac258c1 on the same 21,784 replies: tests/fidelity/vlmevalkit/can_infer_v0.corpus.json.gz keeps, per
+    generation, the original's letter where it differs from `vlmeval_v1_pred` (1,221 for v0b, 1,945 for v0a;
+    labelled by tests/fidelity/frameworks/harness/label_corpus_can_infer.py)."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "fidelity" / "vlmevalkit" / "can_infer_v0.corpus.json.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        differs = json.load(f)[generation]
+    labels, records = labelled_records
+    mismatches, checked = [], 0
+    for lab, d in zip(labels, _decide_all(f"vlmevalkit@{generation}", records)):
+        if lab["question_type"] != "multiple-choice":
+            continue
+        checked += 1
+        got = None if d.outcome == "unresolved" else d.pred
+        want = differs.get(lab["id"], lab["vlmeval_v1_pred"])
+        if got != want:
+            mismatches.append((lab["id"], want, got, d.step))
+    assert checked == 21_784 and (generation == "v0c" or len(differs) > 1000)
+    assert mismatches == []
+
+
 def test_vlmevalkit_exact_matching_hits(labelled_records):
     labels, records = labelled_records
     for lab, d in zip(labels, _decide_all("vlmevalkit", records)):

@@ -617,7 +617,10 @@ class RulesetGen(CondGen):
             "split-take": lambda: {"split-take": self.v([{"at": "=", "index": -1}, {"at": "is", "index": 1, "strip": True}],
                                                         [{"at": ""}, {"index": 2}])},
             "punctuation": lambda: {"punctuation": self.options({"chars": lambda: self.v([",.", ";/[]", "-"], [""]),
-                                                                 "periods": lambda: self.v([None, 1, 32], [0])})},
+                                                                 "periods": lambda: self.v([None, 1, 32], [0]),
+                                                                 "digit-comma": lambda: self.v(["one", "run"], ["many"]),
+                                                                 "keep-periods": lambda: self.v(["next-to-digit", "before-digit"], ["all"])})},
+            "digit-article": lambda: {"digit-article": self.v([{}], [{"numbers": {}}, None])},
             "regex-replace": lambda: {"regex-replace": self.v([{"pattern": "\\s+", "with": " "},
                                                                {"pattern": "(\\d)", "with": "\\1\\1"}],
                                                               [{"pattern": "(", "with": ""}, {"pattern": "a", "with": "\\9"}])},
@@ -679,6 +682,8 @@ class RulesetGen(CondGen):
         thresholds = lambda: self.v([[0.5, 0.1], [0.05]], [[]])  # noqa: E731
         return {
             "exact": lambda: {"exact": self.options({"strip": lambda: self.chance(0.5),
+                                                     "gold-list-literal": lambda: self.chance(0.3),
+                                                     "list-item": lambda: self.v(["text", "error"], ["skip"]),
                                                      "case": lambda: self.v(["exact", "ignore", "lower-prediction", "upper"], ["title"]),
                                                      "prepare": lambda: self.some(self.prepare_op, 2)})},
             "relaxed": lambda: {"relaxed": self.options({"tolerance": lambda: self.pick([0.05, 0, 1e9]),
@@ -708,6 +713,12 @@ class RulesetGen(CondGen):
                                                      "empty-prediction": lambda: self.v(["wrong", "compare"], ["skip"])})},
             "word-recall": lambda: {"word-recall": self.v([{}], [{"min": 1}])},
             "judged": lambda: {"judged": self.v([{}], [{"judge": True}])},  # no judge here: unresolved
+            "vqa-score": lambda: {"vqa-score": self.options({"prepare": lambda: self.some(self.prepare_op, 2),
+                                                             "gold-list-literal": lambda: self.chance(0.5),
+                                                             "others": lambda: self.v(["by-index", "by-value"], ["all"]),
+                                                             "needed": lambda: self.v([3, 1], [0]),
+                                                             "list-item": lambda: self.v(["text", "error"], ["skip"]),
+                                                             "empty-list": lambda: self.v(["wrong", "error"], ["nan"])})},
             "numbers-near": lambda: {"numbers-near": self.options({"within": lambda: self.v([0.01, 1, 1e9], [0, -1])})},
             "cases": lambda: {"cases": self.some(lambda: {"when": self.when_src(), "compare": self.compare(depth=1)}, 2)},
             "python-gold": lambda: {"python-gold": {

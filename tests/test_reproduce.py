@@ -84,17 +84,54 @@ def test_nothing_reproducible_is_exit_1_and_says_why(tmp_path):
     assert _run(tmp_path / "empty").exit_code == 2  # does not exist: E401
 
 
-def test_bad_files_are_located_errors_without_traceback(tmp_path):
-    (tmp_path / "m_MMStar_acc.csv").write_text("split,Overall\nnone,abc\n")
-    (tmp_path / "m_MMStar.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
-    result = _run(tmp_path)
-    assert result.exit_code == 2 and "Traceback" not in result.output
-    assert result.stderr.startswith(f"{tmp_path / 'm_MMStar_acc.csv'}:2: error[E300]: `Overall` is not a number")
-    (tmp_path / "m_MMStar_acc.csv").write_text("split,Overall\nnone,1.0\n")
-    (tmp_path / "m_MMStar.tsv").unlink()
-    (tmp_path / "m_MMStar.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
-    result = _run(tmp_path)
-    assert result.exit_code == 2 and "error[E301]" in result.stderr
+def test_bad_files_are_located_notes_and_the_other_files_are_kept(tmp_path):
+    """Issue 30 class 1: a report that cannot be read (a number it cannot parse), or a prediction file that
+    cannot be read, is a located note for that file; every other file's results are printed, and the
+    command exits 1 ("not all reproduced"), never 2 with nothing."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "tiny_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n"
+                                              "2\tq\tx\ty\tB\tA\n")
+    (good / "tiny_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,0.5\n")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "m_MMStar_acc.csv").write_text("split,Overall\nnone,abc\n")
+    (bad / "m_MMStar.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (bad / "m_ScienceQA_TEST_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    (bad / "m_ScienceQA_TEST.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
+    result = _run(bad, good, "--format", "json")
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    out = json.loads(result.stdout)
+    rows = {r["benchmark"]: r for r in out["results"]}
+    assert rows["AI2D_TEST"]["matched"] and rows["AI2D_TEST"]["reproduced"] == 0.5  # kept
+    # the report with a number that is not one: a located note, and the file in `missed`
+    assert f"{bad / 'm_MMStar_acc.csv'}:2: error[E300]: `Overall` is not a number: 'abc'; not reproduced" in out["notes"]
+    assert [m["file"] for m in out["missed"]] == [str(bad / "m_MMStar_acc.csv")]
+    # the prediction file that is not a workbook: its published number is a row with nothing reproduced
+    sqa = rows["ScienceQA_TEST"]
+    assert not sqa["matched"] and sqa["reproduced"] is None
+    assert any("error[E301]" in n and n.endswith("; not reproduced") for n in sqa["notes"]), sqa["notes"]
+    table = _run(bad, good)
+    assert table.exit_code == 1 and "error[E300]" in table.stdout and "AI2D_TEST" in table.stdout
+    assert _run(bad, tmp_path / "nope").exit_code == 2  # a path that does not exist: a usage error
+
+
+def test_a_dataset_no_ruleset_scores_is_not_supported_never_scored_with_another_s_rules(tmp_path):
+    """Issue 30: `not supported: <dataset> (<class>)` — a VLMEvalKit dataset outside the registry is not
+    scored with the multiple-choice rules; a stem no VLMEvalKit name ends is an unknown dataset, and
+    the model is never what comes before the last underscore."""
+    rows = ["index\tquestion\tA\tB\tanswer\tprediction", "1\tq\tx\ty\tA\tA"]
+    for stem in ("m_VGRPBench", "m_Some_Thing_New"):
+        (tmp_path / f"{stem}.tsv").write_text("\n".join(rows) + "\n")
+        (tmp_path / f"{stem}_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    result = _run(tmp_path, "--format", "json")
+    assert result.exit_code == 1, result.output
+    got = {r["benchmark"]: r for r in json.loads(result.stdout)["results"]}
+    assert got["VGRPBench"]["ruleset"] is None and got["VGRPBench"]["reproduced"] is None
+    assert got["VGRPBench"]["notes"][0].startswith("not supported: VGRPBench (VGRPBench)")
+    unknown = got["m_Some_Thing_New"]
+    assert unknown["model"] == "?" and unknown["ruleset"] is None
+    assert unknown["notes"][0].startswith("not supported: m_Some_Thing_New (unknown dataset")
 
 
 def test_a_small_work_dir_in_tsv_is_reproduced(tmp_path):
@@ -239,9 +276,9 @@ LMMS = Path(__file__).parent / "fixtures" / "reproduce" / "lmms-eval"
 def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
     """A real lmms-eval 0.4+ run (results.json + the slim samples log, no `doc`): `exact_match,none` given
     back to every digit, each record's score equal to the log's own `exact_match`; the task logged without
-    samples is named."""
+    samples is named, and leaves the command at exit 1: its published numbers were not given back."""
     result = _run(LMMS / "llava-v1.5-7b", "--format", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     out = json.loads(result.stdout)
     [row] = out["results"]
     assert (row["framework"], row["model"], row["benchmark"], row["metric"], row["split"]) == \
@@ -251,6 +288,7 @@ def test_an_lmms_eval_run_is_reproduced_from_its_samples_log():
     assert "its per-record scores equal the samples log's `exact_match` on all 2017 records" in row["notes"]
     [note] = out["notes"]
     assert "task `pope` has no samples log beside it" in note
+    assert [m["file"] for m in out["missed"]] == [str(LMMS / "llava-v1.5-7b" / "20260218_234435_results.json")]
 
 
 def _lmms_run(tmp_path: Path, edit) -> Path:
@@ -526,3 +564,134 @@ def test_a_judge_only_benchmark_without_its_judges_sheet_says_what_it_needs(tmp_
     assert len(rows) == 18 and not any(r["matched"] or r["reproduced"] is not None for r in rows)
     assert rows[0]["notes"] == ["`vlmevalkit-logicvista+judge` asks a judge: reproducing needs the "
                                 "judge's replies, in its sheet `judged-model_LogicVista_<judge>.xlsx`, not found"]
+
+
+MMEVALPRO_V1 = Path(__file__).parent / "fixtures" / "reproduce" / "mmevalpro-v1"
+
+
+def test_mmevalpro_s_first_list_shaped_score_file_is_read_beside_demo_output():
+    """Issue 30 class 2: auto_score.py @9ea8e1f7 (2024-06-26) wrote a one-element list, named `demo_score.json`
+    beside `demo_output.json` (fixture written by that original, run unchanged). Its five numbers are read
+    as the whole run's (split `none`, `knowledge` included), each compared with our figure for the whole
+    run; the file is never a VLMEvalKit report without its prediction sheet, nor a missed file."""
+    result = _run(MMEVALPRO_V1, "--format", "json")
+    out = json.loads(result.stdout)
+    assert out["missed"] == [] and out["notes"] == [], out
+    rows = {r["metric"]: r for r in out["results"]}
+    assert {m: r["reported"] for m, r in rows.items()} == {
+        "genuine_accuracy_score": "20.0", "average_score": "56.67", "origin_score": "15.56",
+        "perception_score": "26.67", "knowledge": "14.44"}
+    assert all(r["framework"] == "mmevalpro" and r["split"] == "none" and r["report"] == "demo_score.json"
+               and r["file"].endswith("demo_output.json") for r in rows.values())
+    assert all(r["reproduced"] is not None for r in rows.values())  # a figure for each, from the whole run
+    assert result.exit_code == (0 if all(r["matched"] for r in rows.values()) else 1)
+
+
+def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
+    """Issue 30 classes 1, 2, 7: VLMEvalKit's 2023 `_prefetch.xlsx` / `_gpt4_score.xlsx` and TDBench's
+    `_REresult.csv` are reports rulekit does not read yet: each is a missed-file note naming its format
+    (exit 1), not a prediction sheet "without its _acc.csv", nor skipped without a word; the other
+    work dir's numbers are still given back."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "tiny_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (good / "tiny_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,1.0\n")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "m_MMBench_DEV_EN_prefetch.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_MMVet_gpt4_score.xlsx").write_bytes(b"PK\x03\x04 never opened")
+    (old / "m_tdbench_REresult.csv").write_text("category,total_questions,hit_all,miss_all,rot0,rot90,rot180,rot270\n"
+                                                "a,2,0.5,0.5,0.5,0.5,0.5,0.5\n")
+    # MMMU's 2023 `_acc.xlsx`: a row per field with tot, match, hit, match_rate, acc (acc = hit / match)
+    (old / "m_MMMU_DEV_VAL.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    (old / "m_MMMU_DEV_VAL_acc.csv").write_text("field,tot,match,hit,match_rate,acc\nArt,1,1,1,100.0,100.0\n")
+    result = _run(old, good, "--format", "json")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout)
+    assert [(r["benchmark"], r["matched"]) for r in out["results"]] == [("AI2D_TEST", True)]
+    missed = {Path(m["file"]).name: m["why"] for m in out["missed"]}
+    assert set(missed) == {"m_MMBench_DEV_EN_prefetch.xlsx", "m_MMVet_gpt4_score.xlsx", "m_tdbench_REresult.csv",
+                           "m_MMMU_DEV_VAL_acc.csv"}
+    assert missed.pop("m_MMMU_DEV_VAL_acc.csv").startswith("error[E300]: VLMEvalKit's 2023 accuracy table (a row per "
+                                                          "`field` with tot, match, hit, match_rate, acc")
+    assert "prefetch table" in missed["m_MMBench_DEV_EN_prefetch.xlsx"]
+    assert "_gpt4_score.xlsx" in missed["m_MMVet_gpt4_score.xlsx"]
+    assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]
+    assert all(w.endswith("a report format rulekit does not read yet; not reproduced") for w in missed.values())
+    assert not any("no published number next to it" in n for n in out["notes"])
+    # a `_score.xlsx` beside the `_score.csv` it copies (MathVerse since 2024) is not the 2023 table
+    (old / "m_MMVet_gpt4_score.csv").write_text("Category,tot,acc\nOverall,2,30.5\n")
+    out = json.loads(_run(old, good, "--format", "json").stdout)
+    assert "m_MMVet_gpt4_score.xlsx" not in {Path(m["file"]).name for m in out["missed"]}
+
+
+class _System:
+    """Pickles as a call to os.system (what pickle.load would run)."""
+
+    def __init__(self, command):
+        self.command = command
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (self.command,))
+
+
+@needs_real
+def test_verdicts_kept_only_in_a_pickle_are_read_as_plain_data_and_a_hostile_one_is_refused(tmp_path):
+    """Issue 30 class 6: VLMEvalKit's `_openai_result.pkl` ({index: {'hit', 'log'}}, the index a numpy integer
+    as pandas gives it) stands in for the `_openai_result.xlsx` a work dir lacks: read through the plain-data
+    reader (each row's prediction taken from the prediction sheet), it tells which rows the rules left to
+    the judge, as the sheet does. A pickle that would run a command is refused, said, and not used; the
+    numbers are still given back from the predictions."""
+    import pickle
+
+    import numpy as np
+    import pandas as pd
+
+    src = REAL / "vila_13b"
+    sheet = pd.read_excel(src / "vila_13b_MMStar_openai_result.xlsx")
+    verdicts = {np.int64(r["index"]): {"hit": np.int64(r["hit"]), "log": r["log"]} for _, r in sheet.iterrows()}
+    for name, data in (("plain", verdicts), ("hostile", _System(f"touch {tmp_path / 'ran'}"))):
+        d = tmp_path / name
+        d.mkdir()
+        for f in ("vila_13b_MMStar.xlsx", "vila_13b_MMStar_acc.csv"):
+            (d / f).write_bytes((src / f).read_bytes())
+        (d / "vila_13b_MMStar_openai_result.pkl").write_bytes(pickle.dumps(data))
+    out = json.loads(_run(tmp_path / "plain", "--format", "json").stdout)
+    overall = next(r for r in out["results"] if r["metric"] == "Overall")
+    assert overall["matched"] and out["missed"] == []
+    assert "its rules leave the same 1 rows unmatched as vila_13b_MMStar_openai_result.pkl shows" in overall["notes"]
+    result = _run(tmp_path / "hostile", "--format", "json")
+    assert not (tmp_path / "ran").exists()
+    out = json.loads(result.stdout)
+    overall = next(r for r in out["results"] if r["metric"] == "Overall")
+    assert overall["matched"] and result.exit_code == 0, result.output
+    assert any(n.startswith("vila_13b_MMStar_openai_result.pkl not read: byte ") and n.endswith("[E303]")
+               for n in overall["notes"]), overall["notes"]
+    assert not any("unmatched as" in n for n in overall["notes"])
+
+
+def test_names_come_from_vlmevalkit_s_dataset_lists_of_every_era_never_the_last_underscore():
+    """Issue 30 class 5: the dataset is the longest name VLMEvalKit ever listed that ends the stem (with the
+    class that serves it); the model is the work dir's folder where the stem starts with it, also above a
+    2025 run folder T<date>_G<hash>; a known name with a suffix VLMEvalKit never wrote is a variant of it;
+    a stem no known name is in is unknown (no model made up from the last underscore)."""
+    from rulekit.report.reproduce.names import folder_model, name_dataset
+
+    model, ds = name_dataset("gpt-4.1-2025-04-14_tdbench_rot90")
+    assert (model, ds.name, ds.cls, ds.variant) == ("gpt-4.1-2025-04-14", "tdbench_rot90", "TDBench", False)
+    model, ds = name_dataset("llava_v1.5_7b_MTVQA_TEST")
+    assert (model, ds.name, ds.cls) == ("llava_v1.5_7b", "MTVQA_TEST", "MTVQADataset")
+    model, ds = name_dataset("InternVL-Chat-V1-5_MTVQA_TEST_JA")  # a per-language file of the MT-VQA PR
+    assert (model, ds.name, ds.base, ds.variant) == ("InternVL-Chat-V1-5", "MTVQA_TEST_JA", "MTVQA_TEST", True)
+    model, ds = name_dataset("Qwen2-VL-7B_TextVQA_VAL_TextVQA_VAL_[0]")  # a fork's wrapper name
+    assert (model, ds.base, ds.variant) == ("Qwen2-VL-7B", "TextVQA_VAL", True)
+    assert "a variant of TextVQA_VAL" in ds.described()
+    assert name_dataset("my_model_Some_Thing_New") == ("", None)
+    assert split_name("my_model_Some_Thing_New") == ("", "my_model_Some_Thing_New", None)
+    # the model is the folder: outputs/<model>/<model>_<dataset>, and outputs/<model>/T<date>_G<hash>/...
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("Qwen2.5-VL-7B", "outputs")) == "Qwen2.5-VL-7B"
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("T20250301_Gabc1234", "Qwen2.5-VL-7B")) == "Qwen2.5-VL-7B"
+    assert folder_model("Qwen2.5-VL-7B_MMStar", ("elsewhere", "Qwen2.5-VL-7B")) is None
+    assert name_dataset("Qwen2.5_MMStar_X", model="Qwen2.5")[1].base == "MMStar"

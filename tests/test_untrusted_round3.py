@@ -342,8 +342,11 @@ def test_a_published_number_that_is_not_finite_is_e300(value, tmp_path):
     (tmp_path / "m_MMStar.tsv").write_text("\n".join(rows) + "\n")
     (tmp_path / "m_MMStar_acc.csv").write_text(f"split,Overall\nnone,{value}\n")
     result = CliRunner().invoke(main, ["reproduce", str(tmp_path), "--format", "json"])
-    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
-    assert f"error[E300]: `Overall` is not a finite number: '{value}'" in result.stderr
+    # a report that cannot be read is a located note and exit 1 (issue 30), never "matched"
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    out = json.loads(result.stdout)
+    assert out["results"] == [] and [m["file"] for m in out["missed"]] == [str(tmp_path / "m_MMStar_acc.csv")]
+    assert f"error[E300]: `Overall` is not a finite number: '{value}'" in out["missed"][0]["why"]
 
 
 def test_no_figure_agrees_with_a_number_that_is_not_finite():

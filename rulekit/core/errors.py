@@ -42,6 +42,8 @@ ERROR_CODES = {
     "E301": "an input file is corrupt or truncated (gzip, xlsx, parquet)",
     "E302": "an input file is over a reader limit (inflated bytes or ratio, line length, rows, columns, cells, "
             "document or report size, directory depth, image pixels): `RULEKIT_LIMITS` raises it",
+    "E303": "a pickle file holds more than plain data (a global other than a numpy scalar's, a call, an object b"
+            "uild): refused unread, nothing in it is run",
     "E400": "a command-line option is malformed (e.g. `--field`)",
     "E401": "an input file does not exist",
     "E402": "`--options` is not LETTER=TEXT,...",

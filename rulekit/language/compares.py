@@ -41,7 +41,7 @@ from rulekit.language.words import Word, word_union
 
 __all__ = ["COMPARE_MODELS", "BARE_VERDICTS", "Compare", "Normalize", "normalize_answers", "compile_compare",
            "verdict", "scored_decision", "CompiledOnUse", "letter_correct", "Settled", "relaxed_correct", "anls_distance", "mra",
-           "yes_no_correct"]
+           "yes_no_correct", "vqa_accuracy"]
 
 
 class CompiledOnUse:
@@ -82,12 +82,18 @@ class ExactOptions(Word):
     `prepare: [OPS]` runs prepare ops on both texts first (before `strip` and `case`). `digit-gold:
     index` reads a gold made of digits (Python's `str.isdigit()`) as an option index counted from 0 —
     "0" is A, "3" is D — as Atropos' AI2D does with its dataset's index answers
-    (`ascii_uppercase[int(answer)]`); a digit gold `int()` refuses ("²") or past Z matches nothing."""
+    (`ascii_uppercase[int(answer)]`); a digit gold `int()` refuses ("²") or past Z matches nothing.
+    `gold-list-literal: true` reads a gold string holding a Python list literal ("['a', 'b']", as
+    VLMEvalKit's TSVs store several answers: `istype(answer, list)` then `eval`) as that list of golds,
+    never eval'd; `list-item: error` makes such a list holding an item that is not text ("[1, 2]") an
+    `error`, as the original's `x.strip()` raises on it (the default reads the item as its text)."""
 
     strip: bool = False
     case: Literal["exact", "ignore", "lower-prediction", "upper"] = "exact"
     prepare: list[PrepareOp] = []
     digit_gold: Literal["text", "index"] = "text"
+    gold_list_literal: bool = False
+    list_item: Literal["text", "error"] = "text"
 
 
 class Exact(Word):
@@ -109,7 +115,14 @@ class Exact(Word):
         """(correct, score, problem) of `pred` for the record's gold."""
         if self.exact.prepare:
             return self.compile().verdict(pred, record, normalize)
-        return _plain(self, pred, record.answer, normalize)
+        gold = record.answer
+        if self.exact.gold_list_literal and isinstance(gold, str):
+            gold = _list_literal(gold)
+            if self.exact.list_item == "error" and isinstance(gold, list):
+                bad = next((g for g in gold if not isinstance(g, str)), None)
+                if bad is not None:
+                    return None, 0.0, f"compare `exact`: the gold list holds {_short(bad)}, which is not text"
+        return _plain(self, pred, gold, normalize)
 
 
 class CompiledExact:
@@ -122,7 +135,13 @@ class CompiledExact:
 
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """`exact` on the prepared prediction and golds."""
-        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in _golds(record.answer)]
+        opts = self.kind.exact
+        golds = _golds(record.answer, opts.gold_list_literal)
+        if opts.list_item == "error" and opts.gold_list_literal:
+            bad = next((g for g in golds if not isinstance(g, str)), None)
+            if bad is not None:
+                return None, 0.0, f"compare `exact`: the gold list holds {_short(bad)}, which is not text"
+        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in golds]
         return _plain(self.kind, self.prepare(pred if isinstance(pred, str) else str(pred)), golds, normalize)
 
 
@@ -139,6 +158,7 @@ class RelaxedOptions(Word):
     remove: str = ""
     zero_gold: Literal["text", "near-zero"] = "text"
     empty_list: Literal["wrong", "error"] = "wrong"
+    relative_to: Literal["gold", "prediction"] = "gold"
 
 
 class Relaxed(Word):
@@ -154,7 +174,11 @@ class Relaxed(Word):
     both texts and deletes those characters before reading them as numbers (and compares the stripped
     texts); `zero-gold: near-zero` scores a gold of 0 as `|pred| < 1e-6` instead of by text (both
     Atropos' ChartQA). `empty-list: error` makes an empty gold list ("[]") an `error`, as VLMEvalKit's
-    hit_calculate raises on it (`np.max` of no match); the default scores it wrong."""
+    hit_calculate raises on it (`np.max` of no match); the default scores it wrong. `relative-to:
+    prediction` swaps the two texts, as VLMEvalKit called `relaxed_correctness(pred, gold)` from 2024-01-29
+    until PR #1204 (2025-09-01): the tolerance is relative to the PREDICTION's number (a reply "95.2"
+    for the gold "100" is 4.8% off the gold, right, but 5.04% off itself, wrong), and a reply whose
+    number is 0 is compared by text."""
 
     relaxed: RelaxedOptions = RelaxedOptions.model_construct()
 
@@ -213,6 +237,85 @@ class Anls(Word):
     def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
         """(correct, score, problem) of `pred` for the record's gold."""
         return _typed(self, pred, record.answer)
+
+
+class VqaScoreOptions(Word):
+    """Options of `vqa-score`."""
+
+    prepare: list[PrepareOp] = []
+    gold_list_literal: bool = False
+    others: Literal["by-index", "by-value"] = "by-index"
+    needed: int = Field(default=3, ge=1)
+    list_item: Literal["text", "error"] = "text"
+    empty_list: Literal["wrong", "error"] = "wrong"
+
+
+class VqaScore(CompiledOnUse, Word):
+    """`vqa-score: {prepare: [OPS]}` — the VQA accuracy of TextVQA, VQAv2, VizWiz and OK-VQA (the
+    official scorer, as VLMEvalKit's `process_line(..., 'vqa_score')` and lmms-eval's `process_results`
+    compute it), partial credit: the prediction and every gold go through the `prepare` ops (the VQA
+    answer processing: `{replace: {"\\n": " ", "\\t": " "}}`, `strip`, `{punctuation: {}}`,
+    `{digit-article: {}}`); for each gold, the answers of the OTHER golds equal to the prediction are
+    counted, `min(1, count / needed)` (`needed: 3`); the score is the mean over the golds (ten golds
+    of which the prediction equals four score 1.0, three 0.9, one 0.3). `others: by-index` leaves out
+    only the gold itself (VLMEvalKit, lmms-eval's TextVQA); `by-value` leaves out every gold equal to it
+    (the VQAv2 API: `item != gtAnsDatum`), so a prediction equal to the gold in question never counts
+    for it. `correct` only when the score is 1. `gold-list-literal: true` reads a gold string holding
+    a Python list literal (VLMEvalKit's TSV column "['a', 'b', ...]") as that list; `list-item: error`
+    makes an item that is not text an `error` (the original calls `.replace` on it); `empty-list:
+    error` makes an empty gold list an `error` (the mean of no scores is NaN there), `wrong` scores it 0.
+    A list prediction scores its best item."""
+
+    vqa_score: VqaScoreOptions = VqaScoreOptions.model_construct()
+
+    def compile(self, node: Any = None) -> "CompiledVqaScore":
+        """The prepare ops compiled once (errors located in the ruleset file)."""
+        return CompiledVqaScore(self.vqa_score, compile_word_prepare(self.vqa_score.prepare, node, "vqa-score"))
+
+
+class CompiledVqaScore:
+    """A `vqa-score` compare with its prepare ops compiled."""
+
+    __slots__ = ("spec", "prepare")
+
+    def __init__(self, spec: VqaScoreOptions, prepare: Any):
+        self.spec, self.prepare = spec, prepare or (lambda text: text)
+
+    def verdict(self, pred: Any, record: Record, normalize: "Normalize | None" = None) -> tuple:
+        """The mean over the golds of min(1, other golds equal to the prediction / needed)."""
+        spec, gold = self.spec, record.answer
+        if spec.gold_list_literal and isinstance(gold, str):
+            gold = _list_literal(gold)
+        golds = _golds(gold)
+        if not golds:
+            if spec.empty_list == "error" and isinstance(gold, list):
+                return None, 0.0, "compare `vqa-score`: the gold is an empty list (the mean of no scores is NaN)"
+            return False, 0.0, None
+        if spec.list_item == "error":
+            bad = next((g for g in golds if not isinstance(g, str)), None)
+            if bad is not None:
+                return None, 0.0, f"compare `vqa-score`: the gold list holds {_short(bad)}, which is not text"
+        golds = [self.prepare(g if isinstance(g, str) else str(g)) for g in golds]
+        best = 0.0
+        for p in (pred if isinstance(pred, list) else [pred]):
+            best = max(best, vqa_accuracy(self.prepare(p if isinstance(p, str) else str(p)), golds, spec.others,
+                                          spec.needed))
+        return best == 1.0, best, None
+
+
+def vqa_accuracy(pred: str, golds: list[str], others: str = "by-index", needed: int = 3) -> float:
+    """The VQA accuracy of a processed prediction against processed golds: the mean over the golds of
+    min(1, #other golds equal to the prediction / needed), the others being every gold but this one
+    (`by-index`) or every gold unequal to it (`by-value`)."""
+    equal = sum(1 for g in golds if g == pred)
+    total = 0.0
+    for g in golds:
+        if others == "by-index":
+            count = equal - (1 if g == pred else 0)
+        else:
+            count = 0 if g == pred else equal
+        total += min(1.0, float(count) / needed)
+    return total / len(golds)
 
 
 class MraOptions(Word):
@@ -811,7 +914,7 @@ BARE_COMPARE_DOC = {
 }
 COMPARE_MODELS = {"exact": Exact, "relaxed": Relaxed, "anls": Anls, "mra": Mra, "yes-no": YesNo, "contains": Contains,
                   "fuzzy": Fuzzy, "letter-set": LetterSet, "sorted-join": SortedJoin, "any-of": AnyOf, "or-judge": OrJudge, "tiers": Tiers,
-                  "word-recall": WordRecall, "numbers-near": NumbersNear,
+                  "word-recall": WordRecall, "numbers-near": NumbersNear, "vqa-score": VqaScore,
                   "judged": Judged, "cases": Cases, "python-gold": PythonGold}
 COMPARE_MODELS.update(_math.COMPARE_MODELS)
 Compare = word_union(COMPARE_MODELS, BARE_COMPARE)
@@ -1142,8 +1245,11 @@ def _to_float(text: str, percent_suffix: bool) -> float | None:
 
 
 def relaxed_correct(target: Any, prediction: Any, spec: RelaxedOptions) -> bool:
-    """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`."""
+    """ChartQA relaxed correctness of one (gold, prediction) pair, as `relaxed_correctness(target, pred)`
+    (`relative-to: prediction`: as `relaxed_correctness(pred, target)`, the two swapped)."""
     prediction, target = str(prediction), str(target)
+    if spec.relative_to == "prediction":
+        prediction, target = target, prediction
     if spec.remove:
         prediction, target = prediction.strip(), target.strip()
         p = _to_float(_without(prediction, spec.remove), spec.percent_suffix)

@@ -138,6 +138,8 @@ class PunctuationSpec(Word):
 
     chars: str = Field(default=';/[]"{}()=+\\_-><@`,?!', min_length=1)
     periods: Optional[int] = Field(default=32, ge=1)
+    digit_comma: Literal["one", "run"] = "one"
+    keep_periods: Literal["next-to-digit", "before-digit"] = "next-to-digit"
 
 
 class PunctuationOp(Word):
@@ -147,9 +149,31 @@ class PunctuationOp(Word):
     a comma between two digits anywhere, every occurrence is removed; otherwise each becomes a space.
     Then periods that are not next to a digit are removed — the first `periods` of them: the original
     passes `re.UNICODE` (32) as `re.sub`'s count, so a reply with more than 32 such periods keeps the
-    rest (`periods: null` removes all)."""
+    rest (`periods: null` removes all). `keep-periods: before-digit` keeps only the periods FOLLOWED
+    by a digit ("3." loses its period, "3.5" keeps it): the VQA scorer's own pattern
+    `(?!<=\\d)(\\.)(?!\\d)`, whose first group, meant as a look-behind, is a look-ahead that never
+    fails at a period — as lmms-eval copies it, and VLMEvalKit did until 2025-05-13 (928a95b0 made
+    it `(?<!\\d)\\.(?!\\d)`, the default `next-to-digit`). `digit-comma: run` tests for a run of
+    commas between digits (`(?<=\\d)(\\,)+(?=\\d)`, lmms-eval's EvalAI processor) instead of one
+    (`(\\d)(,)(\\d)`, the VQA scorer and VLMEvalKit)."""
 
     punctuation: PunctuationSpec = PunctuationSpec.model_construct()
+
+
+class DigitArticleOptions(Word):
+    """Options of `digit-article` (none yet: `digit-article: {}`)."""
+
+
+class DigitArticleOp(Word):
+    """`digit-article: {}` — the VQA evaluation's `processDigitArticle` (the VQAv2 scorer, copied by
+    VLMEvalKit's `_process_digit_article` and lmms-eval's EvalAI processor, the same tables in both):
+    the text lowercased and split at whitespace; each word that is a number word from "none" and
+    "zero" to "ten" becomes its digits ("none" is "0"); the articles "a", "an" and "the" are dropped;
+    a word the contractions table knows without its apostrophe ("dont", "youre", "whats") gets it
+    back ("don't"); the words are joined with one space. With `punctuation` and a `replace` of line
+    ends, it is the VQA answer processing (`process_answer`) that TextVQA's accuracy compares."""
+
+    digit_article: DigitArticleOptions = DigitArticleOptions.model_construct()
 
 
 class RegexReplaceSpec(Word):
@@ -305,19 +329,68 @@ def _regex_replace(op: RegexReplaceOp, loc: Loc | None) -> Callable[[str], str]:
 
 
 _DIGIT_COMMA = re.compile(r"(\d)(,)(\d)")     # fixed patterns of the VQA scorer: Python `re`, linear time
+_DIGIT_COMMAS = re.compile(r"(?<=\d)(\,)+(?=\d)")
 _LONE_PERIOD = re.compile(r"(?<!\d)\.(?!\d)")
+_PERIOD_NOT_BEFORE_DIGIT = re.compile(r"(?!<=\d)(\.)(?!\d)")  # the VQA scorer's own pattern, look-ahead typo and all
 
 
 def _punctuation(op: PunctuationOp, loc: Loc | None) -> Callable[[str], str]:
     chars, periods = tuple(dict.fromkeys(op.punctuation.chars)), op.punctuation.periods or 0
+    digit_comma = _DIGIT_COMMA if op.punctuation.digit_comma == "one" else _DIGIT_COMMAS
+    lone_period = _LONE_PERIOD if op.punctuation.keep_periods == "next-to-digit" else _PERIOD_NOT_BEFORE_DIGIT
 
     def punctuation(text: str) -> str:
         out = text
-        joined = _DIGIT_COMMA.search(text) is not None
+        joined = digit_comma.search(text) is not None
         for c in chars:
             out = out.replace(c, "" if joined or c + " " in text or " " + c in text else " ")
-        return _LONE_PERIOD.sub("", out, periods)
+        return lone_period.sub("", out, periods)
     return punctuation
+
+
+# the VQA scorer's tables (VQA/PythonHelperTools/vqaEvaluation/vqaEval.py; VLMEvalKit's vqa_eval.py and
+# lmms-eval's vqa_eval_metric.py hold the same ones: compared entry by entry when this was written, issue 30)
+_VQA_NUMBERS = {"none": "0", "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9", "ten": "10"}
+_VQA_ARTICLES = frozenset(("a", "an", "the"))
+_VQA_CONTRACTIONS = {
+    "aint": "ain't", "arent": "aren't", "cant": "can't", "couldve": "could've", "couldnt": "couldn't",
+    "couldn'tve": "couldn't've", "couldnt've": "couldn't've", "didnt": "didn't", "doesnt": "doesn't",
+    "dont": "don't", "hadnt": "hadn't", "hadnt've": "hadn't've", "hadn'tve": "hadn't've", "hasnt": "hasn't",
+    "havent": "haven't", "hed": "he'd", "hed've": "he'd've", "he'dve": "he'd've", "hes": "he's", "howd": "how'd",
+    "howll": "how'll", "hows": "how's", "Id've": "I'd've", "I'dve": "I'd've", "Im": "I'm", "Ive": "I've",
+    "isnt": "isn't", "itd": "it'd", "itd've": "it'd've", "it'dve": "it'd've", "itll": "it'll", "let's": "let's",
+    "maam": "ma'am", "mightnt": "mightn't", "mightnt've": "mightn't've", "mightn'tve": "mightn't've",
+    "mightve": "might've", "mustnt": "mustn't", "mustve": "must've", "neednt": "needn't", "notve": "not've",
+    "oclock": "o'clock", "oughtnt": "oughtn't", "ow's'at": "'ow's'at", "'ows'at": "'ow's'at", "'ow'sat": "'ow's'at",
+    "shant": "shan't", "shed've": "she'd've", "she'dve": "she'd've", "she's": "she's", "shouldve": "should've",
+    "shouldnt": "shouldn't", "shouldnt've": "shouldn't've", "shouldn'tve": "shouldn't've",
+    "somebody'd": "somebodyd", "somebodyd've": "somebody'd've", "somebody'dve": "somebody'd've",
+    "somebodyll": "somebody'll", "somebodys": "somebody's", "someoned": "someone'd", "someoned've": "someone'd've",
+    "someone'dve": "someone'd've", "someonell": "someone'll", "someones": "someone's", "somethingd": "something'd",
+    "somethingd've": "something'd've", "something'dve": "something'd've", "somethingll": "something'll",
+    "thats": "that's", "thered": "there'd", "thered've": "there'd've", "there'dve": "there'd've",
+    "therere": "there're", "theres": "there's", "theyd": "they'd", "theyd've": "they'd've", "they'dve": "they'd've",
+    "theyll": "they'll", "theyre": "they're", "theyve": "they've", "twas": "'twas", "wasnt": "wasn't",
+    "wed've": "we'd've", "we'dve": "we'd've", "weve": "we've", "werent": "weren't", "whatll": "what'll",
+    "whatre": "what're", "whats": "what's", "whatve": "what've", "whens": "when's", "whered": "where'd",
+    "wheres": "where's", "whereve": "where've", "whod": "who'd", "whod've": "who'd've", "who'dve": "who'd've",
+    "wholl": "who'll", "whos": "who's", "whove": "who've", "whyll": "why'll", "whyre": "why're", "whys": "why's",
+    "wont": "won't", "wouldve": "would've", "wouldnt": "wouldn't", "wouldnt've": "wouldn't've",
+    "wouldn'tve": "wouldn't've", "yall": "y'all", "yall'll": "y'all'll", "y'allll": "y'all'll",
+    "yall'd've": "y'all'd've", "y'alld've": "y'all'd've", "y'all'dve": "y'all'd've", "youd": "you'd",
+    "youd've": "you'd've", "you'dve": "you'd've", "youll": "you'll", "youre": "you're", "youve": "you've",
+}
+
+
+def digit_article(text: str) -> str:
+    """The VQA scorer's `processDigitArticle` of `text` (see `DigitArticleOp`)."""
+    words = [_VQA_NUMBERS.get(w, w) for w in text.lower().split()]
+    return " ".join(_VQA_CONTRACTIONS.get(w, w) for w in words if w not in _VQA_ARTICLES)
+
+
+def _digit_article(op: DigitArticleOp, loc: Loc | None) -> Callable[[str], str]:
+    return digit_article
 
 
 # ---------------------------------------------------------------- the registry
@@ -367,6 +440,7 @@ PREPARE: dict[str, tuple[type[Word], Callable[..., Callable[[str], str]]]] = {
     "split-take": (SplitTakeOp, _split_take),
     "regex-replace": (RegexReplaceOp, _regex_replace),
     "punctuation": (PunctuationOp, _punctuation),
+    "digit-article": (DigitArticleOp, _digit_article),
 }
 PREPARE_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in PREPARE.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in PREPARE.values()}

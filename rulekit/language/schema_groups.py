@@ -3,7 +3,7 @@ WeMath composite problems) and what is reported. Computed by `rulekit.metrics.gr
 docstring describes every figure."""
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -72,6 +72,11 @@ class GroupSpec(BaseModel):
                              description="record field giving a row's role, e.g. eval_type")
     roles: tuple[str, ...] | None = Field(
         default=None, description="declared role labels, e.g. [Origin, Perception, Knowledge]")
+    role_share: Literal["role", "all"] = Field(
+        default="role", alias="role-share",
+        description="denominator of each <role>_accuracy: `role`, the rows of that role (default), or "
+                    "`all`, every row in scope, so the role figures sum to average_accuracy (MMEvalPro's "
+                    "first auto_score.py, 2024-06-26)")
     require: str = Field(default="all",
                          description="when a group counts as right: all, any or 'at-least N'")
     anchor: str | None = Field(
@@ -110,6 +115,8 @@ class GroupSpec(BaseModel):
     def _check(self) -> "GroupSpec":
         if (self.role is None) != (self.roles is None):
             raise ValueError("`role` (the field) and `roles` (its labels) go together")
+        if self.role_share != "role" and self.roles is None:
+            raise ValueError("`role-share` is the denominator of the role accuracies: it needs `roles`")
         if self.roles is not None:
             if not self.roles:
                 raise ValueError("`roles` must list at least one label")

@@ -24,7 +24,10 @@ What :func:`group_metrics` reports (fractions in [0, 1], unrounded):
 * ``genuine_accuracy``: fraction of *valid* groups that satisfy `require`.
 * ``average_accuracy``: correct rows / rows.
 * ``<role>_accuracy`` for every declared role, lower-cased (``origin_accuracy``,
-  ``perception_accuracy``, ``knowledge_accuracy``; the paper's PA and KA are the latter two).
+  ``perception_accuracy``, ``knowledge_accuracy``; the paper's PA and KA are the latter two): right
+  rows of that role over the rows of that role — or, with ``role-share: all``, over every row in
+  scope (MMEvalPro's first ``auto_score.py``, 2024-06-26, divided each type's hits by all rows, so
+  the three role figures sum to ``average_accuracy``).
 * With an ``anchor`` role (default ``Origin`` when the roles include it; ``anchor: null`` turns it
   off), the fine-grained scores of the MMEvalPro paper (arXiv 2407.00468, §3.3):
   ``consistency_gap`` = ``<anchor>_accuracy - genuine_accuracy`` (CG; exactly the difference of
@@ -161,7 +164,8 @@ def _figures(spec: GroupSpec, row_ids: list[int], correct: list[bool], labels: l
     if spec.roles:
         for r in spec.roles:
             idx = [i for i in row_ids if labels[i] == r]
-            out[f"{role_slug(r)}_accuracy"] = _ratio(sum(correct[i] for i in idx), len(idx))
+            out[f"{role_slug(r)}_accuracy"] = _ratio(sum(correct[i] for i in idx),
+                                                     len(row_ids) if spec.role_share == "all" else len(idx))
     if spec.anchor is not None:
         anchor_acc = out[f"{role_slug(spec.anchor)}_accuracy"]
         genuine = out["genuine_accuracy"]

@@ -285,7 +285,10 @@ def reproduce_page(rows: list, notes: list[str], data: dict) -> str:
     for r in rows:
         shown = r.shown()
         out.append([esc(r.model), esc(r.benchmark), esc(r.metric), esc(r.split), esc(r.reported),
-                     "—" if shown is None else f"{shown:.6f}", f"<code>{esc(r.ruleset)}</code>",
+                     "—" if shown is None else f"{shown:.6f}",
+                     f"<code>{esc(r.ruleset)}</code>" + "".join(f" +<code>{esc(o)}</code>" for o in r.options)
+                     + (f"<br><small>{esc(r.generation['from'])} – {esc(r.generation['until'] or 'now')}</small>"
+                        if r.generation else ""),
                      '<span class="ok">✓</span>' if r.matched else '<span class="no">✗</span>'])
     body = ["<h2>Published numbers</h2>",
             table(["model", "benchmark", "metric", "split", "reported", "reproduced", "ruleset", ""], out, {4, 5})]

@@ -8,7 +8,7 @@ out=$1
 mkdir -p "$out"
 V="git -C $VLMEVALKIT show"
 L="git -C $LMMS_EVAL show"
-for c in e8e78f05 c3371551 c026693a; do $V $c:vlmeval/utils/matching_util.py > "$out/matching_util@$c.py"; done
+for c in e8e78f05 c3371551 c026693a bc4b28be 39cebe2f 9ac258c1; do $V $c:vlmeval/utils/matching_util.py > "$out/matching_util@$c.py"; done
 for f in vmcbench mathvista olympiadbench physics_eval_utils physic vqa_eval omni3dbench yorn visulogic mathv; do
   $V e8e78f05:vlmeval/dataset/utils/$f.py > "$out/$f.py"
 done

@@ -99,15 +99,19 @@ def label_can_infer(generation, verbose=False):
         for r in records:
             if not r.get("choices"):  # a multiple-choice question always has options there
                 continue
+            # the choices its callers built: from 2023-12-26 every option letter (build_choices over
+            # string.ascii_uppercase); before, multiple_choice.py @ 7057afc9 kept the columns A-D only
+            choices = ({k: v for k, v in r["choices"].items() if k in "ABCD"} if generation == "v0a"
+                       else dict(r["choices"]))
             if len(r["response"]) > LONG:
-                done, got = bounded(can_infer, r["response"], dict(r["choices"]))
+                done, got = bounded(can_infer, r["response"], choices)
                 if not done:  # the original does not finish: no decision (rulekit's regex time limit: `error`)
                     yield {"id": r["id"], "pred": None, "correct": False, "outcome": "error", "error": f"over {LIMIT:.0f} s"}
                     continue
             else:
-                got = can_infer(r["response"], dict(r["choices"]))
+                got = can_infer(r["response"], choices)
             pred = got if got else None
-            outcome = "unresolved" if pred is None else "abstain" if pred == "Z" else "rule"
+            outcome = "unresolved" if pred is None else "abstain" if pred == "Z" else "rule"  # v0a's "E": a letter
             yield {"id": r["id"], "pred": pred, "correct": pred is not None and pred == _text(r["answer"]), "outcome": outcome}
         os.environ.pop("VERBOSE", None)
     return run
@@ -468,6 +472,9 @@ TARGETS = {
     "vlmevalkit": text_golds_only(label_can_infer("v3")),
     "vlmevalkit@v2": text_golds_only(label_can_infer("v2")),
     "vlmevalkit@v1": text_golds_only(label_can_infer("v1")),
+    "vlmevalkit@v0c": text_golds_only(label_can_infer("v0c")),
+    "vlmevalkit@v0b": text_golds_only(label_can_infer("v0b")),
+    "vlmevalkit@v0a": text_golds_only(label_can_infer("v0a")),
     "vlmevalkit@verbose": text_golds_only(label_can_infer("v3", verbose=True)),
     "livexivvqa@vlmevalkit-fork": text_golds_only(label_can_infer("fork")),
     "lmms-eval": label_mmmu_mcq(originals.lmms_mcq, 0, parse="parse_mmmu_multi_choice_response", scorer_of=originals.lmms_mmmu),

@@ -55,10 +55,14 @@ _module("dotenv", load_dotenv=lambda *a, **k: None)
 
 def can_infer(generation: str):
     """VLMEvalKit's `can_infer` of matching_util.py at generation `v3` (e8e78f05), `v2` (c3371551), `v1`
-    (c026693a), or the DCVLR fork's (`fork`, YosubShin/VLMEvalKit 6f61d704). v3 imports get_logger from
-    vlmeval.smp.log; the others `from ..smp import *` (a package of their own here, holding get_logger)."""
+    (c026693a), `v0c` (bc4b28be), `v0b` (39cebe2f), `v0a` (9ac258c1), or the DCVLR fork's (`fork`,
+    YosubShin/VLMEvalKit 6f61d704). v3 imports get_logger from vlmeval.smp.log; the others `from ..smp
+    import *` (a package of their own here, holding get_logger); v0a `from vlmeval.smp import *` (the
+    stub package: it uses nothing from it but `double_log`, only under VERBOSE)."""
     file = {"v3": "matching_util@e8e78f05.py", "v2": "matching_util@c3371551.py",
-            "v1": "matching_util@c026693a.py", "fork": "fork_matching_util.py"}[generation]
+            "v1": "matching_util@c026693a.py", "fork": "fork_matching_util.py",
+            "v0c": "matching_util@bc4b28be.py", "v0b": "matching_util@39cebe2f.py",
+            "v0a": "matching_util@9ac258c1.py"}[generation]
     if generation == "v3":
         return _load("vlmeval_matching_v3", file).can_infer
     package = f"vlmeval_{generation}"

@@ -1,0 +1,99 @@
+"""The registry of benchmark families (`rulekit/data/benchmarks.yaml`, data shipped in the wheel): per
+framework, which built-in rulesets score which datasets, newest generation first."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Family:
+    """A way a framework scores a set of benchmarks: the rulesets to try, newest generation first."""
+
+    framework: str
+    name: str
+    summary: str
+    rulesets: tuple[str, ...]
+    datasets: tuple[str, ...]
+    judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
+    metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
+    score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
+    fields: tuple[tuple[str, str], ...] = ()  # how its prediction sheets' columns map to record fields (`--field`)
+    # VLMEvalKit classes whose datasets it scores without naming them: a dataset of VLMEvalKit's list
+    # (rulekit/data/vlmevalkit_datasets.tsv) whose class runs one of these classes' `evaluate`
+    classes: tuple[str, ...] = ()
+    spec: dict | None = field(default=None, compare=False, hash=False)  # the family's YAML entry, as written
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> tuple[Family, ...]:
+    """Every (framework, family) of `rulekit/data/benchmarks.yaml`."""
+    from rulekit.data import data_path
+
+    # package data, not user input: the C loader when PyYAML has it (`eval` reads this on every run)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = yaml.load(data_path("benchmarks.yaml").read_text(encoding="utf-8"), Loader=loader)
+    return tuple(Family(framework, name, spec.get("summary", ""), tuple(spec["rulesets"]), tuple(spec["datasets"]),
+                        tuple(spec.get("judged", ())), tuple((spec.get("metrics") or {}).items()),
+                        spec.get("score-file"), tuple((spec.get("fields") or {}).items()),
+                        tuple(spec.get("classes", ())), spec)
+                 for framework, families in raw.items() for name, spec in families.items())
+
+
+def families_for(benchmark: str) -> list[Family]:
+    """The families whose dataset list names `benchmark` (case-insensitive)."""
+    key = benchmark.lower()
+    return [f for f in registry() if key in (d.lower() for d in f.datasets)]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """When a built-in ruleset's behaviour was its framework's (`rulekit/data/generations.yaml`): from
+    `since` (a YYYY-MM-DD day, with the commit's HH:MM when two generations share a day) until `until`
+    (None: still current), brought by `commit`, `change` in a line."""
+
+    name: str
+    framework: str
+    since: str
+    until: str | None
+    commit: str
+    change: str
+
+    @property
+    def span(self) -> str:
+        """The dates as shown: `2024-03-27 – 2025-09-01`, `2025-09-01 – now`."""
+        return f"{self.since} – {self.until or 'now'}"
+
+    def covers(self, day: str) -> bool:
+        """Was this the framework's behaviour on `day` (YYYY-MM-DD)? Both ends count: a run on the day of a
+        change may have either generation."""
+        return self.since[:10] <= day[:10] and (self.until is None or day[:10] <= self.until[:10])
+
+    def as_dict(self) -> dict:
+        """The JSON form (`reproduce --format json`, each result's `generation`)."""
+        return {"name": self.name, "framework": self.framework, "from": self.since, "until": self.until,
+                "commit": self.commit, "change": self.change}
+
+
+@functools.lru_cache(maxsize=1)
+def generations() -> dict[str, Generation]:
+    """Every entry of `rulekit/data/generations.yaml`, by ruleset name."""
+    from rulekit.data import data_path
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = yaml.load(data_path("generations.yaml").read_text(encoding="utf-8"), Loader=loader) or {}
+    return {name: Generation(name, str(spec["framework"]), str(spec["from"]),
+                             None if spec.get("until") is None else str(spec["until"]), str(spec["commit"]),
+                             str(spec.get("change", "")))
+            for name, spec in raw.items()}
+
+
+def generation_info(ruleset: str | None) -> Generation | None:
+    """The dates of a ruleset's generation (a judged variant `NAME+judge` has its own entry, else NAME's), or
+    None."""
+    if not ruleset:
+        return None
+    dated = generations()
+    return dated.get(ruleset) or dated.get(ruleset.removesuffix("+judge"))

@@ -1,0 +1,102 @@
+"""`reproduce`'s output: a table, Markdown for a paper appendix, JSON, and the exit code."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rulekit.report.reproduce.found import Row, is_headline
+
+def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
+    """Each row's benchmark as shown: with its report's own ending where one prediction file has several
+    reports (MMVet's `_score.csv` and `_score_fine.csv`), so their rows can be told apart."""
+    reports: dict[str, set[str]] = {}
+    for row in rows:
+        reports.setdefault(row.file, set()).add(row.report)
+    out = {}
+    for row in rows:
+        ending = row.report[len(Path(row.file).stem):].rsplit(".", 1)[0] if row.report.startswith(Path(row.file).stem) else row.report
+        out[id(row)] = f"{row.benchmark} ({ending})" if len(reports[row.file]) > 1 else row.benchmark
+    return out
+
+
+def _named(row: Row) -> str:
+    """The ruleset column: the generation's name (and the named options it needed, `+index-join`), with its
+    dates when the registry lists them."""
+    if not row.ruleset:
+        return "-"
+    g = row.generation
+    name = row.ruleset + "".join(f" +{o}" for o in row.options)
+    return f"{name} ({g['from']} – {g['until'] or 'now'})" if g else name
+
+
+def render_table(rows: list[Row], notes: list[str], console) -> None:
+    """One line per published number (Overall first, then categories), notes under it."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if not rows:
+        for note in notes:
+            console.print(Text(f"note: {note}"))
+        return
+    table = Table(title="rulekit reproduce", title_justify="left")
+    for col, justify in (("model", "left"), ("benchmark", "left"), ("metric", "left"), ("split", "left"),
+                         ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
+                         ("", "left")):
+        table.add_column(col, justify=justify)
+    label = _benchmark_labels(rows)
+    for row in sorted(rows, key=lambda r: (r.file, r.report, r.split, not is_headline(r), r.metric)):
+        ours = row.shown()
+        delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
+        table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
+                      f"{ours:.6f}" if ours is not None else "-", delta, Text(_named(row)),
+                      Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
+    console.print(table)
+    seen = set()
+    for row in rows:
+        for note in row.notes:
+            if (row.file, note) not in seen:
+                seen.add((row.file, note))
+                console.print(Text(f"{Path(row.file).name}: {note}"))
+    for note in notes:
+        console.print(Text(f"note: {note}"))
+
+
+def render_markdown(rows: list[Row], notes: list[str]) -> str:
+    """The summary as a Markdown table, for a paper appendix: each file's headline numbers (VLMEvalKit's
+    `Overall`, MMEvalPro's `genuine_accuracy_score`), then the other numbers that did not match."""
+    out = ["| model | benchmark | split | metric | reported | reproduced | ruleset | matched |",
+           "|---|---|---|---|---:|---:|---|---|"]
+    label = _benchmark_labels(rows)
+    for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.report, r.split)):
+        if not is_headline(row):
+            continue
+        ours = "-" if row.reproduced is None else repr(row.shown())
+        out.append(f"| {row.model} | {label[id(row)]} | {row.split} | {row.metric} | {row.reported} | {ours} | "
+                   f"`{row.ruleset}`{''.join(f' +`{o}`' for o in row.options)} | {'yes' if row.matched else 'no'} |")
+    named = {r.generation["name"]: r.generation for r in rows if r.generation}
+    if named:
+        out.append("")
+        out.append("Generations: " + "; ".join(f"`{name}` {g['framework']} {g['from']} – {g['until'] or 'now'} "
+                                                f"({g['commit']})" for name, g in sorted(named.items())))
+    missed = [r for r in rows if not is_headline(r) and not r.matched]
+    if missed:
+        out.append("")
+        out.append(f"{len(missed)} other numbers were not reproduced: "
+                   + ", ".join(f"{r.model}/{label[id(r)]}/{r.split}/{r.metric}" for r in missed[:20]))
+    for note in notes:
+        out.append(f"\n- {note}")
+    return "\n".join(out) + "\n"
+
+
+def exit_code(rows: list[Row], notes: list = ()) -> int:
+    """0 when every published number was reproduced; 1 when one was not (a row not matched, or a report
+    file that could not be read or paired: a `missed` note), or nothing was found."""
+    missed = any(getattr(n, "missed", False) for n in notes)
+    return 0 if rows and all(r.matched for r in rows) and not missed else 1
+
+
+def as_json(rows: list[Row], notes: list) -> dict[str, Any]:
+    """`{"results": [...], "notes": [...], "missed": [...]}`: `missed` names each report file whose numbers
+    were not given back at all ({file, where, why}: it could not be read, or has no prediction file)."""
+    missed = [{"file": n.file, "where": n.where or n.file, "why": n.text} for n in notes if getattr(n, "missed", False)]
+    return {"results": [r.as_dict() for r in rows], "notes": [str(n) for n in notes], "missed": missed}

@@ -1,0 +1,161 @@
+"""VLMEvalKit's work-dir layout: per model and dataset the prediction sheet `<model>_<dataset>.xlsx` (or
+.tsv), what its evaluation reported (`_acc.csv`, `_acc.xlsx`, a score file `_score.csv` / `_score.json`,
+some named after the judge), and the evaluation's own per-row sheet (`_<judge>_result.xlsx`)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rulekit.core.errors import InputError, RulekitError
+from rulekit.report.reproduce.files import TREES, sheet_records, within
+from rulekit.report.reproduce.found import Artifact, Note, error_note
+from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
+from rulekit.report.reproduce.published import read_report
+from rulekit.report.reproduce.registry import Family
+
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
+# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
+SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
+PREDICTION_SUFFIXES = (".xlsx", ".tsv")
+# sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
+INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
+# report formats VLMEvalKit wrote that rulekit recognises but does not read yet: each is a missed-file note
+# naming the format (never a prediction sheet without its `_acc.csv`, never silence)
+NOT_READ_SUFFIXES = {
+    "_prefetch.xlsx": "VLMEvalKit's 2023-12 → 2024-04 prefetch table (Category, tot, match, hit, match_rate, acc)",
+    "_score.xlsx": "VLMEvalKit's 2023 score table (`_score.xlsx` / MMVet's `_gpt4_score.xlsx`: Category, tot, "
+                   "[match, hit, match_rate,] acc)",
+    "_REresult.csv": "TDBench's rotational-consistency table (hit_all, miss_all, rot0 … rot270 per category, from "
+                     "the four `_rotN` sheets)",
+}
+
+
+def vlmevalkit_reports(files: list[Path]):
+    """(Artifact, None) for each VLMEvalKit report among `files` with its prediction file (and the
+    evaluation's per-row sheet, when there is one), (None, Note) for a report that cannot be reproduced
+    (no prediction file beside it, a score file no family maps, a file that cannot be read: each says
+    why, and the other reports go on)."""
+    present = set(files)
+    for f in files:
+        suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
+        old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
+        # a reader added to REPORT_SUFFIXES takes precedence; a `_score.xlsx` written beside the `_score.csv`
+        # it copies (MathVerse, 2024 →) is not the 2023 table
+        if suffix is None and old is not None and not (f.suffix == ".xlsx" and f.with_suffix(".csv") in present):
+            yield None, Note(str(f), f"{NOT_READ_SUFFIXES[old]}: a report format rulekit does not read yet; not "
+                                     "reproduced", True)
+            continue
+        if suffix is None:
+            continue
+        try:
+            yield _report(f, suffix, files)
+        except Exception as exc:  # one file that cannot be read never ends the run (issue 30)
+            yield None, error_note(f, exc)
+
+
+def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, Note | None]:
+    """The artifact of the report `f`, or a note saying why there is none."""
+    stem = report_stem = f.name[: -len(suffix)]
+    pred = _prediction_file(f, stem)
+    model, dataset, family = _names(f, stem, variants=False)
+    if pred is None or dataset is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
+        cut, judged = _judge_named(f, stem)
+        if judged is not None:
+            stem, pred = cut, judged
+            model, dataset, family = _names(f, stem, variants=False)
+    if dataset is None:  # a known name with a suffix (a fork's variant, a per-part file), or unknown
+        model, dataset, family = _names(f, stem)
+    if pred is None:
+        return None, Note(str(f), f"no prediction file {stem}.xlsx or {stem}.tsv next to it; not reproduced", True)
+    bench = dataset.name if dataset is not None else stem[len(model) + 1:] if model else stem
+    if suffix in SCORE_SUFFIXES and family is not None and not family.score_file:
+        return None, Note(str(f), f"rulekit does not recompute VLMEvalKit's `{bench}` score file (no "
+                                  "`score-file:` for it in rulekit/data/benchmarks.yaml); not reproduced", True)
+    said: list[str] = []
+    sheet = _result_sheet(stem, f.parent, files, report_stem,
+                          ((family.score_file or {}).get("judge-sheet") if family is not None else None), said)
+    layout = (family.score_file or {}) if family is not None else {}
+    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
+    return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
+                    notes=said), None
+
+
+def _prediction_file(report: Path, stem: str) -> Path | None:
+    """`<stem>.xlsx` or `<stem>.tsv` beside the report, when there is one inside the tree the report was
+    found in (a link out of it is not followed)."""
+    top = os.path.realpath(TREES.get(report, report.parent))
+    return next((report.with_name(stem + s) for s in PREDICTION_SUFFIXES
+                 if report.with_name(stem + s).is_file() and within(report.with_name(stem + s), top)), None)
+
+
+def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset | None, Family | None]:
+    """(model, dataset, family) of a prediction file's stem `<model>_<dataset>`: the model is the work dir's
+    folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>, or
+    outputs/<model>/T<date>_G<hash>/...), else what comes before the longest known dataset name that ends the
+    stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
+    hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
+    model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
+    return model, dataset, family_of(dataset)
+
+
+def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
+    """A report named after the judge (`<model>_VisuLogic_exact_matching_acc.csv` beside
+    `<model>_VisuLogic.xlsx`): the longest shorter stem, cut at an `_`, that has a prediction file and
+    whose family says its reports are so named (`score-file: {judge-named: true}`)."""
+    cut = stem
+    while "_" in cut:
+        cut = cut.rsplit("_", 1)[0]
+        pred = _prediction_file(report, cut)
+        if pred is not None:
+            family = _names(report, cut, variants=False)[2]
+            if family is not None and (family.score_file or {}).get("judge-named"):
+                return cut, pred
+            break
+    return stem, None
+
+
+def _sheet_columns(spec: dict) -> list[str]:
+    """The columns a `judge-sheet:` entry reads (its grader's too: MathVerse's extract sheet, without
+    `score`, is not the one)."""
+    own = list(spec.get("json") or [spec.get("reply", "res")])
+    return own + (_sheet_columns(spec["grader"]) if spec.get("grader") else [])
+
+
+def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str = "",
+                  judge_sheet: dict | None = None, said: list[str] | None = None) -> Path | None:
+    """The evaluation's per-row sheet of the prediction file `<stem>` in `folder`: `<stem>_<judge>_result.xlsx`
+    (VLMEvalKit's `_openai_result`, `_exact_matching_result`), else a `<stem>_<judge>.xlsx` (`_gpt4o-mini`,
+    `_judge`) holding a `hit` or `log` column. A sheet of a longer dataset name (`<stem>_MINI_...` when
+    `<stem>_MINI` has a report too) is not this one's; `report_stem`, the stem of this report itself (one
+    named after the judge, `<stem>_<judge>_score.csv`, beside its sheet `<stem>_<judge>.xlsx`), is not another's.
+    With neither, a `<stem>_<judge>_result.pkl` of {index: {hit, log}} read as plain data (files.pickle_rows);
+    one that cannot be read is said in `said` and not used."""
+    here = [g for g in files if g.parent == folder]
+    pickles = [g for g in here if g.name.startswith(stem + "_") and g.name.endswith("_result.pkl")]
+    others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem, report_stem}
+    mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
+            and not g.name.endswith(REPORT_SUFFIXES)
+            and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
+    for g in sorted(mine, key=lambda g: (not g.name.endswith("_result.xlsx"), g.name)):
+        if g.name.endswith("_result.xlsx"):
+            return g
+        try:
+            rows = sheet_records(g)
+        except InputError:
+            continue
+        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta or (
+                judge_sheet and all(any(c in r.meta for r in rows) for c in _sheet_columns(judge_sheet)))):
+            return g
+    # no sheet: the verdicts VLMEvalKit kept only in a pickle (`_openai_result.pkl`), read as plain data
+    for g in sorted(pickles):
+        if any(g.name.startswith(o + "_") for o in others if len(o) > len(stem)):
+            continue
+        try:
+            rows = sheet_records(g)
+        except RulekitError as exc:  # refused (E303), damaged, or not verdicts: said, and not used
+            if said is not None:
+                said.append(f"{g.name} not read: {exc.message} [{exc.code}]")
+            continue
+        if rows and ("log" in rows[0].meta or "hit" in rows[0].meta):
+            return g
+    return None
