@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import sys
 from pathlib import Path
 from string import ascii_uppercase
 
@@ -57,20 +58,32 @@ def gold_as_index(r: dict) -> dict:
 
 # ruleset → [(labels file, records: "corpus" or an edge-case file, max options or None)]
 CASES = {
-    "atropos-mmstar": [("labels.mmstar.mcq_le6", "corpus", 6), ("labels.mmstar.edge_mcq", "edge_mcq", None)],
-    "atropos-mmbench": [("labels.mmbench.sub_mmbench", "corpus", None)],
-    "atropos-blink": [("labels.blink.sub_blink", "corpus", None)],
-    "atropos-mmvp": [("labels.mmvp.mcq_le6", "corpus", 4)],
-    "atropos-mmmu": [("labels.mmmu.sub_mmmu", "corpus", None)],
-    "atropos-mmmu-pro": [("labels.mmmu_pro.sub_mmmu_pro", "corpus", None)],
-    "atropos-pope": [("labels.pope.sub_hallusionbench", "corpus", None), ("labels.pope.edge_yn", "edge_yn", None)],
+    "atropos-mmstar": [("labels.mmstar.mcq_le6", "corpus", 6), ("labels.mmstar.edge_mcq", "edge_mcq", None),
+                       ("labels.mmstar.edge_unicode_mcq", "edge_unicode_mcq", 6)],
+    "atropos-mmbench": [("labels.mmbench.sub_mmbench", "corpus", None),
+                        ("labels.mmbench.edge_unicode_mcq", "edge_unicode_mcq", None)],
+    "atropos-blink": [("labels.blink.sub_blink", "corpus", None), ("labels.blink.edge_unicode_mcq", "edge_unicode_mcq", 6)],
+    "atropos-mmvp": [("labels.mmvp.mcq_le6", "corpus", 4), ("labels.mmvp.edge_unicode_mcq", "edge_unicode_mcq", 4)],
+    "atropos-mmmu": [("labels.mmmu.sub_mmmu", "corpus", None), ("labels.mmmu.edge_unicode_mcq", "edge_unicode_mcq", None)],
+    "atropos-mmmu-pro": [("labels.mmmu_pro.sub_mmmu_pro", "corpus", None),
+                         ("labels.mmmu_pro.edge_unicode_mcq", "edge_unicode_mcq", None)],
+    "atropos-pope": [("labels.pope.sub_hallusionbench", "corpus", None), ("labels.pope.edge_yn", "edge_yn", None),
+                     ("labels.pope.edge_unicode_open", "edge_unicode_open", None)],
     "atropos-hallusionbench": [("labels.hallusionbench.sub_hallusionbench", "corpus", None),
-                               ("labels.hallusionbench.edge_yn", "edge_yn", None)],
+                               ("labels.hallusionbench.edge_yn", "edge_yn", None),
+                               ("labels.hallusionbench.edge_unicode_open", "edge_unicode_open", None)],
     # every corpus multiple-choice reply (25,207; MMT-Bench reads options A-H: the 20,855 with at most 8)
-    "atropos-ai2d": [("labels.ai2d.mcq_ai2d", "corpus", None, gold_as_index)],
-    "atropos-seedbench2-plus": [("labels.seedbench2_plus.mcq_all", "corpus", None)],
-    "atropos-mmt-bench": [("labels.mmt_bench.mcq_le8", "corpus", 8)],
+    "atropos-ai2d": [("labels.ai2d.mcq_ai2d", "corpus", None, gold_as_index),
+                     ("labels.ai2d.edge_unicode_mcq", "edge_unicode_mcq", None)],
+    "atropos-seedbench2-plus": [("labels.seedbench2_plus.mcq_all", "corpus", None),
+                                ("labels.seedbench2_plus.edge_unicode_mcq", "edge_unicode_mcq", None)],
+    "atropos-mmt-bench": [("labels.mmt_bench.mcq_le8", "corpus", 8),
+                          ("labels.mmt_bench.edge_unicode_mcq", "edge_unicode_mcq", 8)],
 }
+# Issue 29: generated replies on the Unicode edges where Python's `re` (the originals) and the regex module
+# part ways — letters and digits newer than the interpreter's tables, IGNORECASE's "ı", "İ", "ſ", Kelvin
+# (harness/unicode_edge.py); labelled by the originals under Python 3.11 (unicodedata 14.0.0).
+UNICODE_INTERPRETER = (3, 11)
 
 
 def record_from_dict(r: dict) -> Record:
@@ -90,10 +103,18 @@ def corpus() -> dict:
         return {r["id"]: r for r in map(json.loads, f)}
 
 
+def _labelled_here(source: str) -> bool:
+    """The Unicode edge labels hold for the interpreter that made them: a letter of Unicode 15 is a letter
+    to Python 3.12's `re` (Unicode 15.0), so its originals decide otherwise there."""
+    return "unicode" not in source or sys.version_info[:2] == UNICODE_INTERPRETER
+
+
 @pytest.mark.parametrize("ruleset", sorted(CASES))
 def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
     evaluator = Evaluator(load_ruleset(ruleset), 0)
     for labels_name, source, max_options, *transform in CASES[ruleset]:
+        if not _labelled_here(source):
+            continue
         labels = _jsonl_gz(labels_name)
         raw = corpus if source == "corpus" else {r["id"]: r for r in _jsonl_gz(source)}
         compared = seed_dependent = 0
@@ -122,12 +143,14 @@ def test_atropos_ruleset_decides_as_the_original(ruleset, corpus):
 
 
 @pytest.mark.parametrize("ruleset", ["atropos-chartqa", "atropos-docvqa", "atropos-infovqa"])
-@pytest.mark.parametrize("source", ["open_real", "edge_vqa"])
+@pytest.mark.parametrize("source", ["open_real", "edge_vqa", "edge_unicode_open"])
 def test_atropos_vqa_ruleset_scores_as_the_original(ruleset, source, corpus):
     """Every open-ended reply of the corpus (real text, its own gold) and generated cases: the same
     extracted text, the same correct, and for ANLS the same score. ChartQA's item holds the gold as
     text (`str(label)`), so a list gold is compared as its text there."""
     bench = ruleset.split("-", 1)[1]
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.{bench}.{source}")
     raw = ({k: v for k, v in corpus.items() if v["question_type"] == "open"} if source == "open_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
@@ -178,6 +201,15 @@ OTHERS = {
     # CountBench: every reply (made into an item by _count_records)
     ("atropos-countbench", "count_real"): None,
     ("atropos-countbench", "edge_misc2"): lambda r: r,
+    # issue 29's Unicode edges (harness/unicode_edge.py)
+    ("atropos-realworldqa", "edge_unicode_open"): lambda r: r,
+    ("atropos-visulogic", "edge_unicode_mcq"): lambda r: r,
+    ("atropos-ocrbench", "edge_unicode_open"): lambda r: r,
+    ("atropos-wemath", "edge_unicode_mcq"): lambda r: r,
+    ("atropos-logicvista", "edge_unicode_mcq"): lambda r: r,
+    ("atropos-mathverse", "edge_unicode_open"): lambda r: r,
+    ("atropos-mmvet", "edge_unicode_open"): lambda r: r,
+    ("atropos-countbench", "edge_unicode_open"): lambda r: r,
 }
 CANONICAL = {"atropos-logicvista": lambda p: "".join(sorted(set(c for c in p if c in "ABCDE"))) if isinstance(p, str) else p}
 
@@ -188,6 +220,8 @@ def test_atropos_text_rulesets_score_as_the_original(ruleset, source, corpus):
     eval()s a gold string and then calls .lower() on it, so a numeric gold ("42") raises and the item
     scores 0 (labels marked `raised`): the ruleset must not score those right."""
     bench = ruleset.split("-", 1)[1]
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.{bench}.{source}")
     if source == "ocr_real":
         raw = {r["id"]: r for r in _ocr_records(corpus)}
@@ -240,12 +274,14 @@ def _replay(ruleset: str, labels: list[dict], raw: dict, agrees) -> tuple[list, 
     return wrong, steps
 
 
-@pytest.mark.parametrize("source", ["blind_real", "edge_blind"])
+@pytest.mark.parametrize("source", ["blind_real", "edge_blind", "edge_unicode_open"])
 def test_atropos_vlmblind_scores_as_the_original(source, corpus):
     """VLMBlind: the same correct, and the same prediction as the environment writes it — the braces'
     content stripped and lowercased, the grid size, or (substring path) the lowercased, stripped reply
     cut at 50 characters; labels store that last one as `substring`. Real replies get a task and a
     gold per record (`_blind_records`); the edge cases carry theirs."""
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.vlmblind.{source}")
     raw = ({r["id"]: r for r in _blind_records(corpus)} if source == "blind_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
@@ -256,15 +292,18 @@ def test_atropos_vlmblind_scores_as_the_original(source, corpus):
         want = data["response"].lower().strip()[:50] if label.get("substring") else label["pred"]
         return bool(d.correct) == label["correct"] and shown == want
     wrong, steps = _replay("atropos-vlmblind", labels, raw, agrees)
-    assert len(labels) >= 4000 and {"braced", "grid-x", "grid-rows-columns", "grid-columns-rows", "gold-in-reply"} <= steps
+    assert len(labels) >= 3000
+    assert source == "edge_unicode_open" or {"braced", "grid-x", "grid-rows-columns", "grid-columns-rows", "gold-in-reply"} <= steps
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
 
-@pytest.mark.parametrize("source", ["charxiv_real", "edge_charxiv"])
+@pytest.mark.parametrize("source", ["charxiv_real", "edge_charxiv", "edge_unicode_open"])
 def test_atropos_charxiv_scores_as_the_original(source, corpus):
     """CharXiv without an API key: the same score (word recall, or 1/0 in reasoning mode) on every
     record, correct exactly when it is 1. Real replies keep their gold; mode and category are drawn
     per record (`_charxiv_records`)."""
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.charxiv.{source}")
     raw = ({r["id"]: r for r in _charxiv_records(corpus)} if source == "charxiv_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
@@ -275,7 +314,7 @@ def test_atropos_charxiv_scores_as_the_original(source, corpus):
         partial += 0 < label["score"] < 1
         if abs(d.score - label["score"]) > 1e-12 or bool(d.correct) != (label["score"] == 1.0):
             wrong.append((label["id"], label, d.pred, d.score, d.step))
-    assert len(labels) >= 4000 and partial > 10
+    assert len(labels) >= 3000 and (partial > 10 or source == "edge_unicode_open")
     assert wrong == [], f"{len(wrong)} of {len(labels)} differ: {wrong[:5]}"
 
 
@@ -295,17 +334,19 @@ def _dynamath_shown(d, answer_type):
         return None
 
 
-@pytest.mark.parametrize("source", ["dynamath_real", "edge_dynamath"])
+@pytest.mark.parametrize("source", ["dynamath_real", "edge_dynamath", "edge_unicode_open"])
 def test_atropos_dynamath_scores_as_the_original(source, corpus):
     """DynaMath: the same `extracted` (None when nothing parsed) and the same correct, over JSON
     replies of every shape (edge cases) and plain real replies with a drawn answer type."""
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.dynamath.{source}")
     raw = ({r["id"]: r for r in _dynamath_records(corpus)} if source == "dynamath_real"
            else {r["id"]: r for r in _jsonl_gz(source)})
     wrong, steps = _replay("atropos-dynamath", labels, raw, lambda d, data, label: (
         bool(d.correct) == label["correct"]
         and _dynamath_shown(d, (data.get("meta") or {}).get("answer_type")) == label["pred"]))
-    assert len(labels) >= 6000
+    assert len(labels) >= 3000
     if source == "edge_dynamath":
         assert {"json-letter", "json-no-letter", "json-number", "json-text", "first-letter", "letter-in-first-20",
                 "first-number"} <= steps
@@ -332,7 +373,8 @@ def _math_shown(d, response: str):
 MATH_CASES = [("atropos-mathvista", "sub_mathvista", "MathVista"), ("atropos-mathvista", "edge_math", None),
               ("atropos-mathvista", "all_corpus", None),
               ("atropos-mathvision", "sub_mathvision", "MATH-Vision"), ("atropos-mathvision", "edge_math", None),
-              ("atropos-mathvision", "all_corpus", None)]
+              ("atropos-mathvision", "all_corpus", None),
+              ("atropos-mathvista", "edge_unicode_open", None), ("atropos-mathvision", "edge_unicode_open", None)]
 
 
 @pytest.mark.parametrize("ruleset, source, benchmark", MATH_CASES)
@@ -342,8 +384,10 @@ def test_atropos_math_rulesets_score_as_the_original(ruleset, source, benchmark,
     every corpus reply (`all_corpus`: options when the record has them, gold as text) and on
     generated edge cases (lists such as "[1-2]", "10^3", the letter-A quirk of is_equal)."""
     bench = ruleset.split("-", 1)[1]
+    if not _labelled_here(source):
+        pytest.skip(f"labelled under Python {UNICODE_INTERPRETER}")
     labels = _jsonl_gz(f"labels.{bench}.{source}")
-    raw = corpus if source != "edge_math" else {r["id"]: r for r in _jsonl_gz(source)}
+    raw = corpus if source not in ("edge_math", "edge_unicode_open") else {r["id"]: r for r in _jsonl_gz(source)}
     raw = {k: {**raw[k], "answer": str(raw[k]["answer"])} for k in (label["id"] for label in labels)}
 
     def agrees(d, data, label):
@@ -509,39 +553,10 @@ def hostile_disagreements(env: str) -> tuple[list, int]:
     return wrong, len(labels)
 
 
-# TEMPORARY (remove both when the branches `unicode` and `redos` are merged; issue 29 classes 2, 3 and 1):
-# - FOREIGN_UNTIL_MERGE: records where `(?py)` patterns follow the `regex` module's Unicode tables (\w, \b, \d
-#   on characters assigned after Unicode 14.0, the interpreter's) or its case folding (ı, İ) instead of Python
-#   re's: branch `unicode` makes them agree. The test fails if one of them stops differing (delete it then).
-# - a record the ruleset could not decide because a regex ran out of time or its step was cut off for the run
-#   (outcome `error`): branch `redos` makes the patterns linear and drops the cut-off. Such records turn the
-#   test into an xfail while they last; any other difference fails it.
-FOREIGN_UNTIL_MERGE: dict[str, set] = {  # env → record ids after `hostile-<env>/`
-    "ai2d": {"mcq/341/lookalike"},
-    "blink": {"mcq/231/lookalike", "mcq/521/lookalike", "mcq/551/lookalike"},
-    "docvqa": {"text/181/lookalike"},
-    "hallusionbench": {"yesno/261/lookalike", "yesno/31/lookalike"},
-    "mathvista": {"math/101/lookalike"},
-    "mmmu": {"mcq/461/lookalike", "mcq/71/lookalike"},
-    "mmmu_pro": {"mcq/211/lookalike", "mcq/291/lookalike"},
-    "mmstar": {"mcq/511/lookalike", "mcq/601/lookalike"},
-    "mmt_bench": {"mcq/281/lookalike"},
-    "seedbench2_plus": {"mcq/121/lookalike"},
-}
-_TIMED_OUT = ("ran past its time limit", "regex budget", "was cut off")
-
-
 @pytest.mark.parametrize("env", HOSTILE_ENVS)
 def test_atropos_ruleset_decides_hostile_replies_as_the_original(env):
     """Issue 29: the atropos-* ruleset of each environment decides every generated hostile record as the
     original environment did."""
     wrong, n = hostile_disagreements(env)
     assert n >= 300
-    foreign = {f"hostile-{env}/{i}" for i in FOREIGN_UNTIL_MERGE.get(env, ())}
-    assert not foreign - {w[0] for w in wrong}, "these now agree: take them out of FOREIGN_UNTIL_MERGE"
-    wrong = [w for w in wrong if w[0] not in foreign]
-    timed_out = [w for w in wrong if w[7] == "error" and any(t in w[8] for t in _TIMED_OUT)]
-    rest = [w for w in wrong if w not in timed_out]
-    assert rest == [], f"{len(rest)} of {n} differ: {rest[:5]}"
-    if timed_out:
-        pytest.xfail(f"{len(timed_out)} of {n} records hit regex time limits or a cut-off (branch redos): {timed_out[:2]}")
+    assert wrong == [], f"{len(wrong)} of {n} differ: {wrong[:5]}"

@@ -68,15 +68,6 @@ CASES = {
     "mmevalpro+lmms-eval": [("triplet", "mmevalpro+lmms-eval")],
 }
 
-# Disagreements whose cause is being fixed on another branch (Python re's Unicode tables and IGNORECASE
-# folding: `unicode`). Kept here by id so the test stays strict for everything else; emptied when that
-# branch is merged.
-_NEWER_DIGITS = {  # Sunuwar (Unicode 16.0) and Nag Mundari (15.0) digits: the `regex` module's \d knows them,
-    # Python 3.11's `re` (Unicode 14.0) does not, so MMMU's number regexes read "𑯰0" differently (branch `unicode`)
-    "fw-open/number/133/lookalike", "fw-open/number/232/lookalike", "fw-open/text/111/lookalike"}
-EXPECTED_FOREIGN: dict[str, set[str]] = {"lmms-eval": _NEWER_DIGITS, "mmmu": _NEWER_DIGITS}
-
-
 def _unfinished(lab: dict) -> bool:
     """The original did not finish in the labeller's time (a child process killed after 60 s)."""
     return lab["outcome"] == "error" and str(lab.get("error", "")).startswith("over ")
@@ -166,11 +157,7 @@ def disagreements(ruleset: str) -> tuple[int, list[tuple]]:
 def test_framework_ruleset_decides_hostile_replies_as_the_original(ruleset):
     compared, wrong = disagreements(ruleset)  # under the default regex limits: built-in patterns are linear
     assert compared >= 150
-    foreign = EXPECTED_FOREIGN.get(ruleset, set())
-    unexpected = [w for w in wrong if w[0] not in foreign]
-    assert unexpected == [], f"{ruleset}: {len(unexpected)} of {compared} differ: {unexpected[:5]}"
-    fixed = foreign - {w[0] for w in wrong}
-    assert not fixed, f"{ruleset}: now agree, remove from EXPECTED_FOREIGN: {sorted(fixed)}"
+    assert wrong == [], f"{ruleset}: {len(wrong)} of {compared} differ: {wrong[:5]}"
 
 
 def test_what_the_original_cannot_finish_is_decided():

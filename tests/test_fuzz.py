@@ -503,7 +503,7 @@ CONDITIONS = ["words > 5", "distinct == 1", "answer in letters", "length <= 2 * 
 WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candidates > 2", "contains('is')",
            "meta.source == 'x'", "true", "distinct == 1 and tokens > 3", "options >= 2", "'A' in letters", "len(letters) > 3",
            "question_type == 'open'", "count('A') > 1", "benchmark == 'MMMU' or model != 'm'",
-           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'", "isalpha(text)", "isjson(text)",
+           "search('[0-9]+', gold)", "search('(?py)\\s(a|aa)+$', meta.source)", "search('^[A-E]$', text)", "text == 'A'", "isalpha(text)", "isdigit(text)", "isjson(text)",
            "isfloat(before(text, 'π'))"]
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "isupper(answer) and isalpha(answer)", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]

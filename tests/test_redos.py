@@ -95,18 +95,15 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
     (('atropos-dynamath', 'vlmevalkit-dynamath+judge'),
      r"(?s)(?P<answer>\{.*\})",
      r"(?s)(?P<answer>\{.*\})|\{.*+(*SKIP)(*F)"),
-    (('atropos-dynamath',),
-     r"^[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*\p{Numeric_Type=Digit}[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*\Z",
-     r"^\p{Numeric_Type=Decimal}*+\p{Numeric_Type=Digit}[\p{Numeric_Type=Decimal}\p{Numeric_Type=Digit}]*+\Z"),
     (('atropos-logicvista',),
      r"(?py)(?P<answer>[A-E](?:\s*[,\s]\s*[A-E])*)",
      r"(?py)(?P<answer>[A-E](?:(?:\s*+,\s*+|\s++)[A-E])*+)"),
     (('lmms-eval',),
-     r"(?P<answer>-?\d+(?:\.\d+)?[eE][+-]?\d+)",
-     r"(?P<answer>-?\d++(?:(?:\.\d+)?[eE][+-]?\d+|(*SKIP)(*F)))"),
+     r"(?py)(?P<answer>-?\d+(?:\.\d+)?[eE][+-]?\d+)",
+     r"(?py)(?P<answer>-?\d++(?:(?:\.\d+)?[eE][+-]?\d+|(*SKIP)(*F)))"),
     (('lmms-eval',),
-     r"(?P<answer>-?(?:\d+\.\d+|\.\d+|\d+\b)(?![eE][+-]?\d+)(?![,\d]))",
-     r"(?P<answer>-?(?:\d++(?:\.\d++(?![eE][+-]?\d+)(?![,\d])|\b(?![eE][+-]?\d+)(?![,\d])|(*SKIP)(*F))|\.\d++(?![eE][+-]?\d+)(?![,\d])))"),
+     r"(?py)(?P<answer>-?(?:\d+\.\d+|\.\d+|\d+\b)(?![eE][+-]?\d+)(?![,\d]))",
+     r"(?py)(?P<answer>-?(?:\d++(?:\.\d++(?![eE][+-]?\d+)(?![,\d])|\b(?![eE][+-]?\d+)(?![,\d])|(*SKIP)(*F))|\.\d++(?![eE][+-]?\d+)(?![,\d])))"),
     (('physics',),
      r"\\boxed\{(?P<answer>.*?)\}|\\\\\[boxed\{(?P<answer>.*?)\}\\\\\]",
      r"\\boxed\{(?:(?P<answer>.*?)\}|.*+(*SKIP)(*F))|\\\\\[boxed\{(?:(?P<answer>.*?)\}\\\\\]|(?:(?!\\boxed\{).)*+(*SKIP)(*F))"),
@@ -129,14 +126,14 @@ REWRITES: list[tuple[tuple[str, ...], str, str]] = [
      r"(?py)(?m)^(?:(?!\n)\s)*Answer:(?P<answer>.*?)(?:(?!\n)\s)*$",
      r"(?py)(?m)^(?:(?!\n)\s)*Answer:(?P<answer>(?:(?:(?!\n)\s)*+\S)*+)(?:(?!\n)\s)*+$"),
     (('livexivvqa@vlmevalkit-fork',),
-     r"(?im)(?:(?:The|the)?\s*(?:correct|best|final)?\s*answer\s*(?:is|:)\s*)(?P<answer>[A-Z])(?:\s|$|\.|\,)",
-     r"(?im)(?:The|the)?\s*+(?:(?:correct|best|final)?\s*+answer\s*+(?:is|:)\s*+(?P<answer>[A-Z])(?:\s|$|\.|\,)|(*SKIP)(*F))"),
+     r"(?py)(?im)(?:(?:The|the)?\s*(?:correct|best|final)?\s*answer\s*(?:is|:)\s*)(?P<answer>[A-Z])(?:\s|$|\.|\,)",
+     r"(?py)(?im)(?:The|the)?\s*+(?:(?:correct|best|final)?\s*+answer\s*+(?:is|:)\s*+(?P<answer>[A-Z])(?:\s|$|\.|\,)|(*SKIP)(*F))"),
     (("physics",),
      r"(?s)\\boxed\{(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}|\\\\\[boxed\{(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}\\\\\]",
      r"(?s)\\boxed\{(?:(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}|[^}]*+\Z(*SKIP)(*F))|\\\\\[boxed\{(?:(?P<answer>(?:[^{}]|\{(?:[^{}]|\{.*?\})*\})*)\}\\\\\]|[^}]*+\Z(*SKIP)(*F))"),
     (("olympiadbench", "olympiadbench@fixed"),
-     r"\$(?P<answer>.*?)\$(?=[^\n]*\s*\Z)",
-     r"\$(?P<answer>.*?)\$(?:(?=[^\n]*+\s*+\Z)|[^\n]*+(*SKIP)(*F))"),
+     r"(?py)\$(?P<answer>.*?)\$(?=[^\n]*\s*\Z)",
+     r"(?py)\$(?P<answer>.*?)\$(?:(?=[^\n]*+\s*+\Z)|[^\n]*+(*SKIP)(*F))"),
     (("atropos-vlmblind",),
      r"(?py)(\d+)\s*[xX×,]\s*(\d+)",
      r"(?py)(\d++)(?:\s*+[xX×,]\s*+(\d+)|(*SKIP)(*F))"),
@@ -204,17 +201,11 @@ def _differences(original: str, rewrite: str, texts, limit: int = 3) -> list[str
             bad.append(f"{text!r}: original {a}, rewrite {b}")
         elif py is not None:
             c = (_key(py.search(text), py.groups), [_key(m, py.groups) for m in py.finditer(text)])
-            if c != a and not _dialect_gap(text):
+            if c != a:
                 bad.append(f"{text!r}: Python re {c}, rewrite {b}")
         if len(bad) >= limit:
             break
     return bad
-
-
-def _dialect_gap(text: str) -> bool:
-    """Characters where the `(?py)` dialect is known not to be Python `re` yet (case folding of
-    K/ſ/İ/ß, being fixed on another branch): a difference on them is not the rewrite's."""
-    return any(c in text for c in "\u212aſİß")
 
 
 def corpus_texts(every: int = 1) -> list[str]:
@@ -306,7 +297,7 @@ def test_list_items_match_as_the_original_python_pattern():
     bad = []
     for text in texts:
         for pos in range(0, len(text) + 1, max(1, len(text) // 40)):
-            a, b = old.match(text, pos), M._LIST_ITEM.match(text, pos)
+            a, b = old.match(text, pos), M._list_item().match(text, pos)
             if _key(a, 4) != _key(b, 4):
                 bad.append((text, pos))
         if len(bad) > 3:
@@ -318,7 +309,7 @@ def test_list_items_match_as_the_original_python_pattern():
         M._LIST_ITEM = old
         assert [M.read_list_literal(t) for t in lists] == new_reads
     finally:
-        M._LIST_ITEM = M.compile_regex(M._LIST_ITEM_SOURCE, None) if hasattr(M, "_LIST_ITEM_SOURCE") else M._LIST_ITEM
+        M._LIST_ITEM = None  # compiled again on the next read
 
 
 # ---------------------------------------------------------------- 2. every built-in decides hostile replies
@@ -397,6 +388,7 @@ def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
     """Replies of up to 64k characters — a benchmark's longest — are decided: no outcome `error` from a
     regex time limit (the outcome is asserted, never a time: the limits are what would stop a slow
     pattern, and the built-ins' patterns are linear, see benchmarks/redos.py)."""
+    from rulekit.core.watchdog import watching
     from rulekit.engine.decide import Evaluator
 
     rs, patterns = _ruleset_patterns(name)
@@ -404,10 +396,13 @@ def test_every_builtin_decides_hostile_replies_without_a_regex_limit(name):
     replies = hostile_replies(patterns, per_ruleset=6 if symbolic else 40, seed=len(name))
     ev = Evaluator(rs)
     stopped = []
-    for record in _hostile_records(rs, replies[:4] if symbolic else replies):  # SymPy: CPU-limited, but slow
-        d = ev.decide(record)
-        if d is not None and d.outcome == "error" and (d.reason or "").startswith(("regex time limit", "regex budget")):
-            stopped.append((d.reason, record.response[:60]))
+    # the limits in CPU time, as under the rulekit command: a plain decide's per-call timeout is wall-clock,
+    # and a niced test on a loaded machine had a 64k reply of atropos-blink (85 ms of CPU) stopped by the 2 s budget
+    with watching():
+        for record in _hostile_records(rs, replies[:4] if symbolic else replies):  # SymPy: CPU-limited, but slow
+            d = ev.decide(record)
+            if d is not None and d.outcome == "error" and (d.reason or "").startswith(("regex time limit", "regex budget")):
+                stopped.append((d.reason, record.response[:60]))
     assert stopped == []
 
 

@@ -121,6 +121,20 @@ def test_a_changed_file_is_a_miss(cache_dir, tmp_path):
     assert any(s.when is not None and s.when.source == "words > 6" for s in after.sections["multiple-choice"].steps)
 
 
+def test_another_interpreter_s_entry_is_a_miss(cache_dir, tmp_path, monkeypatch):
+    """What a `(?py)` pattern means follows the interpreter's Unicode tables: an entry written under another
+    Python (its version, its unidata_version) or another regex module is never read."""
+    from rulekit.core import pydialect
+
+    path = _copy(tmp_path, "atropos-mmstar")
+    load_ruleset(str(path))
+    assert len(_entries(cache_dir)) == 1
+    monkeypatch.setattr(C, "_CODE_KEY", [])
+    monkeypatch.setattr(pydialect, "interpreter_versions", lambda: "python 3.99; unicodedata 99.0.0; regex 1")
+    load_ruleset(str(path))
+    assert len(_entries(cache_dir)) == 2
+
+
 def _rewrite(entry: Path, change) -> None:
     """Change an entry's body and seal it again with the user's key: what the checks after the seal see
     (an attacker without the key cannot get this far: test_untrusted_round3.py)."""

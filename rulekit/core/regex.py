@@ -63,8 +63,16 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
                            f"items long, the limit is {MAX_EXPANSION:,}", loc,
                            help="nested counted repetitions multiply ((?:a{1000}){1000} is a million); "
                                 "use + or * where the count does not matter", code="E122")
-    if pattern.startswith(PY_DIALECT):
-        pattern = python_re_classes(pattern[len(PY_DIALECT):], loc)
+    if pattern.startswith(PY_DIALECT):  # written for Python's re: rulekit.core.pydialect, imported on first use
+        from rulekit.core.pydialect import REWRITTEN_HELP, python_re_pattern
+
+        written = python_re_pattern(pattern[len(PY_DIALECT):], loc)
+        size = expanded_size(written)
+        if size > MAX_EXPANSION:
+            raise RulesetError(f"(?py) regex `{_shorten(pattern[len(PY_DIALECT):])}` is about {size:,} items long "
+                               f"with its repetitions once its classes are written out for the regex module; the "
+                               f"limit is {MAX_EXPANSION:,} items", loc, help=REWRITTEN_HELP, code="E122")
+        pattern = written
     try:
         return regex.compile(pattern, regex.V0)
     except regex.error as exc:
@@ -75,53 +83,7 @@ def compile_regex(pattern: str, loc: Loc | None) -> regex.Pattern:
         raise RulesetError(f"invalid regex `{pattern}`: {type(exc).__name__}: {exc}", loc, code="E120") from None
 
 
-PY_DIALECT = "(?py)"
-_WORD = r"\p{L}\p{N}_"  # Python `re`'s \w on str: str.isalnum() or "_" (tests/test_regex_dialect.py checks every code point)
-_SPACE = r"\s\x1c-\x1f"  # Python `re`'s \s: str.isspace(), which counts the separators \x1c-\x1f
-_OUTSIDE = {"s": f"[{_SPACE}]", "S": f"[^{_SPACE}]", "w": f"[{_WORD}]", "W": f"[^{_WORD}]",
-            "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
-            "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))"}
-_INSIDE = {"s": _SPACE, "w": _WORD}
-
-
-def python_re_classes(pattern: str, loc: Loc | None = None) -> str:
-    """A pattern written for Python's `re` (a ruleset pattern that starts with `(?py)`), rewritten so
-    that the `regex` module gives its shorthand classes the meaning `re` gives them: `\\s` also matches
-    the separators \\x1c-\\x1f, `\\w` (and so `\\b`) is `str.isalnum()` or "_" — where the `regex`
-    module counts combining marks as word characters and "²" or "½" as not. Everything else is kept
-    as written. `\\S` and `\\W` inside a [...] set have no exact rewrite and are refused."""
-    out, i, n, in_set = [], 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            e = pattern[i + 1]
-            if in_set and e in _INSIDE:
-                out.append(_INSIDE[e])
-            elif in_set and e in "SW":
-                raise RulesetError(f"`\\{e}` inside [...] cannot be given Python re's meaning in a (?py) pattern",
-                                   loc, help="write the set without it, or use a negated set [^...]", code="E120")
-            elif not in_set and e in _OUTSIDE:
-                out.append(_OUTSIDE[e])
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if not in_set and c == "[":
-            in_set = True
-            out.append(c)
-            i += 1
-            if i < n and pattern[i] == "^":
-                out.append("^")
-                i += 1
-            if i < n and pattern[i] == "]":  # a "]" first in a set is a literal
-                out.append("]")
-                i += 1
-            continue
-        if in_set and c == "]":
-            in_set = False
-        out.append(c)
-        i += 1
-    return "".join(out)
+PY_DIALECT = "(?py)"  # the prefix of a pattern written for Python's `re` (rulekit/core/pydialect.py)
 
 
 def _shorten(text: str, n: int = 60) -> str:

@@ -9,7 +9,9 @@ condition ASTs, and compiles them as before. Decisions, metrics and fingerprints
 way (tests/test_ruleset_cache.py compares every built-in ruleset both ways).
 
 An entry is named by a hash of: this format, the bytes of the vocabulary's code
-(`rulekit/language/*.py`, the compiler, the condition grammar), the built-in rulesets' names, the
+(`rulekit/language/*.py`, the compiler, the condition grammar), the interpreter's and the regex
+module's versions and the interpreter's Unicode version (`core.pydialect.interpreter_versions`: what
+a `(?py)` pattern means, and what validated, depends on them), the built-in rulesets' names, the
 working directory, the name given and the bytes of the file it names. It lists every file the
 ruleset read (`extends:`, `from:`) with a hash of its bytes; a changed file is a miss.
 
@@ -54,13 +56,15 @@ class _BadEntry(Exception):
 
 def _code_key() -> str:
     """A hash of what decides what an entry holds: the vocabulary's source files (its models and their
-    validation), the compiler and the condition grammar, so an edited checkout or another release never
-    reads an entry another one wrote."""
+    validation), the compiler, the condition grammar and the interpreter's, its Unicode tables' and the
+    regex module's versions, so an edited checkout, another release or another Python never reads an
+    entry another one wrote."""
     if not _CODE_KEY:
+        from rulekit.core.pydialect import interpreter_versions
         from rulekit.core.resources import resource_dir
 
         here = Path(__file__).resolve().parent
-        digest = hashlib.sha256(f"{FORMAT}".encode())
+        digest = hashlib.sha256(f"{FORMAT}\0{interpreter_versions()}".encode())
         for path in [*sorted(here.glob("*.py")), here.parent / "engine" / "compiler.py",
                      resource_dir("grammars") / "condition.lark"]:
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

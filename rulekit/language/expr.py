@@ -58,6 +58,10 @@ FUNCTIONS = {
     "upper": "upper(S): S uppercased.",
     "isupper": "isupper(S): Python's `S.isupper()` — S has a cased character and every cased character is "
                "uppercase (\"AB\", \"A1\"; not \"\", \"1\", \"Ab\").",
+    "isdigit": "isdigit(S): Python's `S.isdigit()` under this interpreter's Unicode tables — S is not empty and "
+               "every character is a digit of any script, superscripts and circled digits included (\"12\", \"²\", "
+               "\"٣\"; not \"1.5\", \"-1\", \"½\"). DynaMath's `answer.isdigit()` then `float(answer)`: "
+               "`isdigit(text) and not isfloat(text)` is the short answer that makes float() raise (\"²\").",
     "isjson": "isjson(S): Python's `json.loads(S)` reads S (any JSON value; NaN and Infinity too, a raw control "
               "character inside a string not). CharXiv's judge reply that is JSON but not the object it needs "
               "scores 0 at once, while one that is not JSON is asked again.",
@@ -74,7 +78,7 @@ FUNCTIONS = {
               "value (None) never matches. Runs with the regex time limit. VLMBlind: "
               "`search('(\\d+)\\s*[xX×,]\\s*(\\d+)', gold)` — the gold is a grid size.",
 }
-_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "isjson": 1, "isfloat": 1,
+_ARITY = {"contains": 1, "count": 1, "len": 1, "lower": 1, "upper": 1, "isupper": 1, "isalpha": 1, "isdigit": 1, "isjson": 1, "isfloat": 1,
          "before": 2, "search": 2}
 
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -336,6 +340,8 @@ class _Build:
             return lambda env: str(arg(env)).isupper()
         if name == "isalpha":
             return lambda env: str(arg(env)).isalpha()
+        if name == "isdigit":
+            return lambda env: str(arg(env)).isdigit()
         if name == "isjson":
             return lambda env: _is_json(str(arg(env)))
         if name == "isfloat":

@@ -56,10 +56,11 @@ class RegexFind(Word):
     TEMPLATE` builds the answer from several groups instead, as `match.expand` does (`\\1`,
     `\\g<name>`): VLMBlind's "5 rows and 4 columns" with `expand: '\\g<rows>x\\g<cols>'` answers
     `5x4`; the candidate then spans the whole match. Any ruleset
-    pattern (finds, prepare ops) that starts with `(?py)` reads `\\s`, `\\w`, `\\b` (and `\\S`,
-    `\\W`, `\\B`) as Python's `re` does — the `regex` module does not count \\x1c-\\x1f as
-    whitespace, counts combining marks as word characters and "²" as not — so an original written
-    for `re` is matched exactly."""
+    pattern (finds, prepare ops, `search()`, `drop:`) that starts with `(?py)` is read as Python's `re`
+    of the running interpreter reads it — its syntax, its Unicode tables for `\\w \\d \\s \\b` (and
+    `\\W \\D \\S \\B`, in and out of sets), its IGNORECASE ("ı" and "İ" match "i", "ſ" matches "s",
+    the Kelvin sign "k") — where the `regex` module's tables are newer and fold case otherwise, so an
+    original written for `re` is matched exactly (rulekit/core/pydialect.py)."""
 
     regex: str
     group: str = "answer"

@@ -646,7 +646,15 @@ def _with_symbols(pred: Any, symbols: dict[str, float]) -> float:
 # was quadratic in a run of spaces ("[a" + " " * 64k + "'b]": 27 s, with no time limit); `(?py)` keeps
 # `re`'s \s. tests/test_redos.py compares the two.
 _LIST_ITEM_SOURCE = r"""(?py)(?s)\s*+(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|((?:\s*+[^,'"\[\]\s])*+))\s*+(,|\])"""
-_LIST_ITEM = compile_regex(_LIST_ITEM_SOURCE, None)
+_LIST_ITEM: Any = None  # compiled on first use: a (?py) pattern loads the dialect, which `import rulekit` does not
+
+
+def _list_item() -> Any:
+    """The compiled list-item pattern (compiled once, on the first list literal read)."""
+    global _LIST_ITEM
+    if _LIST_ITEM is None:
+        _LIST_ITEM = compile_regex(_LIST_ITEM_SOURCE, None)
+    return _LIST_ITEM
 
 
 def read_list_literal(text: str) -> list[str] | None:
@@ -659,8 +667,9 @@ def read_list_literal(text: str) -> list[str] | None:
     body, pos, items = t[1:], 0, []
     if body.strip() == "]":
         return []
+    item = _list_item()
     while pos < len(body):
-        m = _LIST_ITEM.match(body, pos)
+        m = item.match(body, pos)
         if m is None:
             return None
         quoted = m.group(1) if m.group(1) is not None else m.group(2)
