@@ -60,9 +60,9 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Optional, Union
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rulekit.core.errors import Loc, RulesetError, UsageError
+from rulekit.core.errors import UsageError
 from rulekit.core.records import MULTIPLE_CHOICE, OPEN
 from rulekit.core.resources import resource_dir
 
@@ -253,24 +253,9 @@ def load_layout(name_or_path: str) -> Layout:
     found = _CACHE.get(name_or_path)
     if found is not None:
         return found
-    builtins = builtin_layouts()
-    path = builtins.get(name_or_path) or Path(name_or_path)
-    if not path.is_file():
-        import difflib
-        close = difflib.get_close_matches(name_or_path, list(builtins), n=1)
-        raise UsageError(f"no layout `{name_or_path}`",
-                         help=(f"did you mean `{close[0]}`? " if close else "") + f"built-in: {', '.join(builtins)}",
-                         code="E400")
-    from rulekit.language.loader import locate, read_yaml  # UTF-8, depth and alias limits, positions
+    from rulekit.language.loader import load_named_yaml
 
-    data: Any = read_yaml(path)
-    try:
-        layout = Layout.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise RulesetError(f"layout: `{where}`: {first['msg']}",
-                           locate(data, tuple(first["loc"])) or Loc(str(path), 0, 0), code="E113") from None
+    layout, _ = load_named_yaml("layout", name_or_path, builtin_layouts(), Layout)
     _CACHE[name_or_path] = layout
     return layout
 

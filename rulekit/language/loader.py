@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from rulekit.core.errors import ErrorGroup, Loc, RulesetError
+from rulekit.core.errors import ErrorGroup, Loc, RulesetError, UsageError
 from rulekit.core.resources import builtin_rulesets
 
 
@@ -369,6 +369,26 @@ def _resolve_relative(name: str, including: Path) -> str:
     if name not in builtin_rulesets() and local.is_file():
         return str(local)
     return name
+
+
+def load_named_yaml(kind: str, name_or_path: str, builtins: dict[str, Path], model: Any) -> tuple[Any, Path]:
+    """(the validated `model`, its path) of a built-in YAML file of `kind` ("layout", "prompt style") by name,
+    or of a YAML file: read as rulesets are (UTF-8, depth and alias limits, positions). E400 when it is
+    neither (with a did-you-mean), E113 with the file:line:column of the first field that does not validate."""
+    path = builtins.get(name_or_path) or Path(name_or_path)
+    if not path.is_file():
+        close = difflib.get_close_matches(name_or_path, list(builtins), n=1)
+        raise UsageError(f"no {kind} `{name_or_path}`",
+                         help=(f"did you mean `{close[0]}`? " if close else "") + f"built-in: {', '.join(builtins)}",
+                         code="E400")
+    data: Any = read_yaml(path)
+    try:
+        return model.model_validate(data), path
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise RulesetError(f"{kind}: `{where}`: {first['msg']}",
+                           locate(data, tuple(first["loc"])) or Loc(str(path), 0, 0), code="E113") from None
 
 
 def locate(data: Any, path: tuple) -> Loc | None:

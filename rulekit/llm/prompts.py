@@ -43,10 +43,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Literal, Union
 
 import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from rulekit.core.errors import Loc, RulesetError, UsageError
 from rulekit.core.resources import resource_dir
@@ -280,24 +280,9 @@ def load_prompt(name_or_path: str) -> Prompt:
     found = _CACHE.get(name_or_path)
     if found is not None:
         return found
-    builtins = builtin_prompts()
-    path = builtins.get(name_or_path) or Path(name_or_path)
-    if not path.is_file():
-        import difflib
-        close = difflib.get_close_matches(name_or_path, list(builtins), n=1)
-        raise UsageError(f"no prompt style `{name_or_path}`",
-                         help=(f"did you mean `{close[0]}`? " if close else "") + f"built-in: {', '.join(builtins)}",
-                         code="E400")
-    from rulekit.language.loader import locate, read_yaml  # the ruleset reader: UTF-8, depth and alias limits, positions
+    from rulekit.language.loader import load_named_yaml
 
-    data: Any = read_yaml(path)
-    try:
-        style = PromptStyle.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise RulesetError(f"prompt style: `{where}`: {first['msg']}", locate(data, tuple(first["loc"])) or Loc(str(path), 0, 0),
-                           code="E113") from None
+    style, path = load_named_yaml("prompt style", name_or_path, builtin_prompts(), PromptStyle)
     prompt = Prompt(style, path)
     _CACHE[name_or_path] = prompt
     return prompt
