@@ -89,8 +89,6 @@ def results_table(results: list[Result], band: dict | None = None, wide: bool = 
     from rich.table import Table
     from rich.text import Text
 
-    from rulekit.report.joint import ci_text
-
     several = len(results) > 1
     table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
                   title_justify="left")
@@ -110,13 +108,7 @@ def results_table(results: list[Result], band: dict | None = None, wide: bool = 
         table.add_column(outcome, justify="right")
     table.add_column("fingerprint", style="dim")
     for r in results:
-        row = [Text(r.ruleset), str(r.n), pct(r.metrics.get("accuracy"))]
-        if show_expected:
-            row.append(pct(r.metrics.get("expected_accuracy")))
-        if show_score:
-            row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
-        if band:
-            row.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
+        row = [Text(r.ruleset), str(r.n), *_score_cells(r, show_expected, show_score, band)]
         row += [str(r.outcomes.get(o, 0)) for o in outcomes]
         row.append(r.fingerprint + seed_label(r))
         table.add_row(*row)
@@ -127,12 +119,24 @@ def results_table(results: list[Result], band: dict | None = None, wide: bool = 
     return table
 
 
+def _score_cells(r: Result, show_expected: bool, show_score: bool, band: dict | None) -> list[str]:
+    """A results row's accuracy, then the expected accuracy, score and 95% CI where the table shows them."""
+    from rulekit.report.joint import ci_text
+
+    cells = [pct(r.metrics.get("accuracy"))]
+    if show_expected:
+        cells.append(pct(r.metrics.get("expected_accuracy")))
+    if show_score:
+        cells.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
+    if band:
+        cells.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
+    return cells
+
+
 def _compact_results_table(results: list[Result], band: dict | None) -> Table:
     from rich import box
     from rich.table import Table
     from rich.text import Text
-
-    from rulekit.report.joint import ci_text
 
     several = len(results) > 1
     table = Table(title="rulekit eval" + (": each ruleset on the records it scored" if several else ""),
@@ -152,13 +156,7 @@ def _compact_results_table(results: list[Result], band: dict | None) -> Table:
     outcomes = _outcomes(results)
     table.add_column("outcomes", overflow="fold")
     for r in results:
-        row = [Text(r.ruleset), f"{r.n:,}", pct(r.metrics.get("accuracy"))]
-        if show_expected:
-            row.append(pct(r.metrics.get("expected_accuracy")))
-        if show_score:
-            row.append(pct(r.metrics.get("score", r.metrics.get("accuracy"))))
-        if band:
-            row.append(ci_text(band["own"].get(r.ruleset, {}).get("ci")))
+        row = [Text(r.ruleset), f"{r.n:,}", *_score_cells(r, show_expected, show_score, band)]
         row.append(outcomes_text(r, outcomes, sep="\n"))
         table.add_row(*row)
     return table
