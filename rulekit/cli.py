@@ -404,19 +404,44 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
 @user_errors
 def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show, where, wide):
     """Every record two rulesets decide differently, grouped by deciding steps, with a paired test."""
-    from rulekit.report.diff import diff_results, render_diff
+    import time
+
+    from rulekit.readers import ReadPosition, parse_field_map, read_records
+    from rulekit.report.diff import DiffStream, render_diff
     from rulekit.run.evaluate import evaluate
 
     if len(rulesets) != 2:
         raise UsageError(f"diff compares exactly two rulesets, got {len(rulesets)}", help="rulekit diff -r A -r B [INPUT]", code="E405")
     flt = _where(where)
     loaded = _load(rulesets)
-    records = _records(inputs, fields)
-    results = evaluate(loaded, flt.filter(records) if flt is not None else records, seed=seed, max_chars=max_chars,
-                       keep=True, count_unreadable=count_unreadable)
+    paths = _paths(inputs)
+    position = ReadPosition(paths)
+    records = read_records(paths, parse_field_map(fields), position=position)
     if show is None:
         show = 200 if fmt == "html" else 2
-    report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show, rulesets=tuple(loaded))
+    # streamed: per record only the counts, the disagreeing rows (listed by json and html only) and the
+    # first `show` examples of each flip group are kept (rulekit.report.diff.DiffStream)
+    stream = DiffStream(show, list_disagreements=fmt in ("json", "html"))
+    progress = _progress(fmt == "table" and _err().is_terminal, bool(position.total))
+    start, task = time.perf_counter(), None
+
+    def on_progress(done: int) -> None:
+        nonlocal task
+        if progress is None:
+            return
+        if task is None:
+            task = progress.add_task("scoring", total=position.total or None, rate="", records=0)
+            progress.start()
+        rate = f"{done / (time.perf_counter() - start):,.0f}/s"
+        progress.update(task, completed=position.bytes_read() if position.total else done, records=done, rate=rate)
+    try:
+        results = evaluate(loaded, flt.filter(records) if flt is not None else records, seed=seed,
+                           max_chars=max_chars, count_unreadable=count_unreadable, on_record=stream.see,
+                           on_progress=on_progress)
+    finally:
+        if progress is not None:
+            progress.stop()
+    report = stream.report(results[0], results[1], seed=seed if seed is not None else 0, rulesets=tuple(loaded))
     if flt is not None:
         report["_where"] = flt.headline()  # rendering only: `--format json` stays as it was
         if fmt in ("json", "html"):

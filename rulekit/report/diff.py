@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rulekit.core.terminal import json_safe, safe
-from rulekit.metrics.accumulate import UNREADABLE
+from rulekit.metrics.accumulate import RIGHT, UNREADABLE
 from rulekit.run.evaluate import Result
 from rulekit.report.explain import answer_label, highlight
 from rulekit.report.joint import compare, left_out_text, why_left_out
@@ -142,77 +142,157 @@ def _spans(ruleset, record, decision: Decision, seed: int | None) -> dict:
     return out
 
 
+class DiffStream:
+    """The diff of two rulesets built one record at a time, in input order (`rulekit diff` streams the input
+    through it: `evaluate(..., on_record=stream.see)`), keeping per record only what the report needs:
+
+    - per pair of decisions both sides scored, the right/wrong table (four counts) and, for the paired
+      bootstrap, nothing: the CI is computed from the Results' per-record status bytes (one byte a record
+      and ruleset, which `eval` keeps too);
+    - per disagreeing record, one small tuple (the JSON's ``disagree`` list, which lists every one) — none
+      when `list_disagreements` is False (table and Markdown print only their count);
+    - per flip group, its count and its first `show` examples in input order (the decisions and the record,
+      re-decided with a trace for the spans at the end): `show` bounds what is kept per group.
+
+    `report(a, b, seed, ...)` gives the same dict as `diff_results` on Results kept in full (same numbers,
+    same order, byte-identical `--format json`).
+    """
+
+    __slots__ = ("show", "list_disagreements", "n", "table", "rows", "disagreements", "groups")
+
+    def __init__(self, show: int = 2, list_disagreements: bool = True):
+        self.show = show
+        self.list_disagreements = list_disagreements
+        self.n = 0
+        self.table: Counter = Counter()
+        self.rows: list[tuple] = []
+        self.disagreements = 0
+        self.groups: dict[tuple, dict] = {}
+
+    def see(self, record, decisions) -> None:
+        """One input record and each side's counted decision (None where that side did not score it: no
+        section, or unreadable and left out); only records both sides scored are compared."""
+        da, db = decisions
+        if da is not None and db is not None:
+            self.add(da, db, record)
+
+    def add(self, da: Decision, db: Decision, rec) -> None:
+        """One record both sides scored (`da`, `db`: their decisions), in input order."""
+        ra, rb = da.correct is True, db.correct is True
+        self.n += 1
+        self.table[(ra, rb)] += 1
+        if da.pred == db.pred and ra == rb:
+            return
+        self.disagreements += 1
+        if self.list_disagreements:
+            self.rows.append((da.id, da.pred, db.pred, da.correct, db.correct, da.outcome, db.outcome,
+                              da.step, db.step))
+        category, label = _category(da, db)
+        direction = _direction(da, db)
+        g = self.groups.get((da.step, db.step, direction, label))
+        if g is None:
+            g = self.groups[(da.step, db.step, direction, label)] = {
+                "a_step": da.step, "b_step": db.step, "direction": direction, "category": category,
+                "label": label, "count": 0, "contribution": 0.0, "share_of_delta": None, "examples": [],
+                "_items": [], "_sign": ra - rb}
+        g["count"] += 1
+        if len(g["examples"]) < self.show:
+            g["examples"].append(da.id)
+            g["_items"].append((da, db, rec))
+
+    def report(self, a: Result, b: Result, seed: int, rulesets: tuple | None = None,
+               skipped: int | None = None, outside: Counter | None = None, scores: tuple | None = None) -> dict:
+        """The JSON-able report of DESIGN.md §5 (see `diff_results`). `skipped` and `outside` (records left out,
+        counted by their (A status, B status)) default to what the Results' status bytes say; so do `scores`,
+        both sides' 1/0 scores on the compared records in input order (the paired bootstrap's input)."""
+        if outside is None:
+            outside = Counter()
+            sa, sb = a.status, b.status
+            if sa and sb:
+                for pair, count in Counter(zip(sa, sb)).items():
+                    if not (pair[0] < UNREADABLE and pair[1] < UNREADABLE):
+                        outside[pair] += count
+        if skipped is None:
+            skipped = sum(outside.values())
+        n, table = self.n, self.table
+        for g in self.groups.values():  # the same float sum, term by term, as adding (ra - rb) / n per record
+            term, total = g["_sign"] / n, 0.0
+            for _ in range(g["count"]):
+                total += term
+            g["contribution"] = total
+        acc_a = (table[(True, True)] + table[(True, False)]) / n if n else None
+        acc_b = (table[(True, True)] + table[(False, True)]) / n if n else None
+        delta = acc_a - acc_b if n else None
+        a_only, b_only = table[(True, False)], table[(False, True)]
+        ci = None
+        if n:
+            xa, xb = scores if scores is not None else _paired_scores(a, b)
+            lo, hi = paired_bootstrap_ci(xa, xb, seed)
+            ci = [lo, hi]
+        order = sorted(self.groups.values(), key=lambda g: (CATEGORIES.index(g["category"]), -g["count"], g["label"]))
+        rs_a, rs_b = rulesets if rulesets else (None, None)
+        rs_a, rs_b = (_compiled(a, rs_a), _compiled(b, rs_b)) if self.show > 0 and order else (None, None)
+        examples = {}
+        for g in order:
+            g.pop("_sign", None)
+            if delta:
+                g["share_of_delta"] = g["contribution"] / delta
+            for da, db, rec in g.pop("_items"):
+                examples[da.id] = {"answer": rec.answer, "choices": rec.choices,
+                                   "a": _spans(rs_a, rec, da, a.seed), "b": _spans(rs_b, rec, db, b.seed)}
+        categories = Counter(g["category"] for g in order for _ in range(g["count"]))
+        left_out = {}
+        for side, k in (("a", 0), ("b", 1)):
+            reasons: Counter = Counter()
+            for t, count in outside.items():
+                if t[k] < UNREADABLE:
+                    reasons[why_left_out([a, b], t)] += count
+            left_out[side] = {"n": sum(reasons.values()), "why": dict(reasons.most_common())}
+        disagree = [dict(zip(_ROW_KEYS, row)) for row in self.rows]
+        summary = {
+            "agree": n - self.disagreements, "disagree": self.disagreements, "skipped": skipped,
+            "comparable": n > 0, "left_out": left_out,
+            "own_a": {"n": a.n, "accuracy": a.metrics.get("accuracy")},
+            "own_b": {"n": b.n, "accuracy": b.metrics.get("accuracy")},
+            "both_correct": table[(True, True)], "both_wrong": table[(False, False)],
+            "a_only_correct": a_only, "b_only_correct": b_only,
+            "accuracy_a": acc_a, "accuracy_b": acc_b, "delta": delta,
+            "mcnemar_p": mcnemar_exact(a_only, b_only) if n else None, "bootstrap_ci": ci, "seed": seed,
+            "categories": {c: categories.get(c, 0) for c in CATEGORIES},
+            "groups": order, "fingerprint_a": a.fingerprint, "fingerprint_b": b.fingerprint,
+        }
+        return {"a": a.ruleset, "b": b.ruleset, "n": n, "disagree": disagree, "summary": summary,
+                "_examples": examples}
+
+
+_ROW_KEYS = ("id", "a_pred", "b_pred", "a_correct", "b_correct", "a_outcome", "b_outcome", "a_step", "b_step")
+
+
+def _paired_scores(a: Result, b: Result):
+    """Both sides' 1/0 scores on the records both scored, in input order, from the Results' status bytes."""
+    import numpy as np
+
+    sa, sb = np.frombuffer(a.status, np.uint8), np.frombuffer(b.status, np.uint8)
+    both = (sa < UNREADABLE) & (sb < UNREADABLE)
+    return (sa[both] == RIGHT).astype(float), (sb[both] == RIGHT).astype(float)
+
+
 def diff_results(a: Result, b: Result, seed: int, show: int = 2, rulesets: tuple | None = None) -> dict:
     """Compare two rulesets' Results on the same records: the JSON-able report of DESIGN.md §5.
 
-    `seed` seeds the paired bootstrap; `show` is the number of example ids kept per flip group.
-    `rulesets` (the two CompiledRulesets) lets the examples be re-decided with a trace to find
-    the matched spans; without it they are loaded by name when that reproduces the fingerprint.
-    The key ``_examples`` (id → both sides' text, spans, pred) is for rendering only.
+    `seed` seeds the paired bootstrap; `show` is the number of example ids kept per flip group (the first
+    ones in input order). `rulesets` (the two CompiledRulesets) lets the examples be re-decided with a
+    trace to find the matched spans; without it they are loaded by name when that reproduces the
+    fingerprint. The key ``_examples`` (id → both sides' text, spans, pred) is for rendering only.
+    The Results hold their decisions (`evaluate(..., keep=True)`); `DiffStream` gives the same report
+    from a stream without keeping them.
     """
     pairs, skipped, outside = _pairs(a, b)
-    n = len(pairs)
-    disagree, table = [], Counter()
-    groups: dict[tuple, dict] = {}
+    stream = DiffStream(show)
     for da, db, rec in pairs:
-        ra, rb = _right(da), _right(db)
-        table[(ra, rb)] += 1
-        if da.pred == db.pred and ra == rb:
-            continue
-        disagree.append({"id": da.id, "a_pred": da.pred, "b_pred": db.pred, "a_correct": da.correct,
-                         "b_correct": db.correct, "a_outcome": da.outcome, "b_outcome": db.outcome,
-                         "a_step": da.step, "b_step": db.step})
-        category, label = _category(da, db)
-        direction = _direction(da, db)
-        g = groups.setdefault((da.step, db.step, direction, label), {
-            "a_step": da.step, "b_step": db.step, "direction": direction, "category": category,
-            "label": label, "count": 0, "contribution": 0.0, "share_of_delta": None, "examples": [], "_items": []})
-        g["count"] += 1
-        g["contribution"] += (ra - rb) / n
-        if len(g["examples"]) < show:
-            g["examples"].append(da.id)
-            g["_items"].append((da, db, rec))
-    acc_a = sum(_right(d) for d, _, _ in pairs) / n if n else None
-    acc_b = sum(_right(d) for _, d, _ in pairs) / n if n else None
-    delta = acc_a - acc_b if n else None
-    a_only, b_only = table[(True, False)], table[(False, True)]
-    ci = None
-    if n:
-        lo, hi = paired_bootstrap_ci([float(_right(d)) for d, _, _ in pairs],
-                                     [float(_right(d)) for _, d, _ in pairs], seed)
-        ci = [lo, hi]
-    order = sorted(groups.values(), key=lambda g: (CATEGORIES.index(g["category"]), -g["count"], g["label"]))
-    rs_a, rs_b = rulesets if rulesets else (None, None)
-    rs_a, rs_b = (_compiled(a, rs_a), _compiled(b, rs_b)) if show > 0 and order else (None, None)
-    examples = {}
-    for g in order:
-        if delta:
-            g["share_of_delta"] = g["contribution"] / delta
-        for da, db, rec in g.pop("_items"):
-            examples[da.id] = {"answer": rec.answer, "choices": rec.choices,
-                               "a": _spans(rs_a, rec, da, a.seed), "b": _spans(rs_b, rec, db, b.seed)}
-    categories = Counter(g["category"] for g in order for _ in range(g["count"]))
-    left_out = {}
-    for side, k in (("a", 0), ("b", 1)):
-        reasons: Counter = Counter()
-        for t, count in outside.items():
-            if t[k] < UNREADABLE:
-                reasons[why_left_out([a, b], t)] += count
-        left_out[side] = {"n": sum(reasons.values()), "why": dict(reasons.most_common())}
-    summary = {
-        "agree": n - len(disagree), "disagree": len(disagree), "skipped": skipped,
-        "comparable": n > 0, "left_out": left_out,
-        "own_a": {"n": a.n, "accuracy": a.metrics.get("accuracy")},
-        "own_b": {"n": b.n, "accuracy": b.metrics.get("accuracy")},
-        "both_correct": table[(True, True)], "both_wrong": table[(False, False)],
-        "a_only_correct": a_only, "b_only_correct": b_only,
-        "accuracy_a": acc_a, "accuracy_b": acc_b, "delta": delta,
-        "mcnemar_p": mcnemar_exact(a_only, b_only) if n else None, "bootstrap_ci": ci, "seed": seed,
-        "categories": {c: categories.get(c, 0) for c in CATEGORIES},
-        "groups": order, "fingerprint_a": a.fingerprint, "fingerprint_b": b.fingerprint,
-    }
-    return {"a": a.ruleset, "b": b.ruleset, "n": n, "disagree": disagree, "summary": summary,
-            "_examples": examples}
+        stream.add(da, db, rec)
+    scores = ([float(_right(d)) for d, _, _ in pairs], [float(_right(d)) for _, d, _ in pairs])
+    return stream.report(a, b, seed, rulesets, skipped, outside, scores)
 
 
 def public(report: dict) -> dict:
