@@ -31,7 +31,7 @@ from rich.text import Text
 from rulekit.core.terminal import json_safe, safe
 from rulekit.metrics.accumulate import RIGHT, UNREADABLE
 from rulekit.run.evaluate import Result
-from rulekit.report.explain import answer_label, highlight
+from rulekit.report.explain import answer_label, highlight, plain_marks
 from rulekit.report.joint import compare, left_out_text, why_left_out
 from rulekit.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci
 from rulekit.core.trace import Decision
@@ -412,10 +412,10 @@ def side_label(side: dict) -> str:
     return answer_label(side.get("pred"), side.get("outcome"), side.get("step"))
 
 
-def _side_text(side: dict, name: str, limit: int = 300) -> Text:
+def _side_text(side: dict, name: str, limit: int = 300, marks: bool = False) -> Text:
     head = Text(f"    {name}: ", style="bold")
     head.append(f"{side_label(side)}  ", style="cyan")
-    return head + highlight(side["text"], side["spans"], limit)
+    return head + highlight(side["text"], side["spans"], limit, marks=marks)
 
 
 def render_diff(report: dict, fmt: str, console: Console, wide: bool = False) -> None:
@@ -446,8 +446,9 @@ def render_diff(report: dict, fmt: str, console: Console, wide: bool = False) ->
                 continue
             gold = "none" if ex["answer"] is None else repr(ex["answer"])
             console.print(Text(f"  {rid}  gold {gold}", style="dim"))
-            console.print(_side_text(ex["a"], "A"))
-            console.print(_side_text(ex["b"], "B"))
+            marks = plain_marks(console)  # piped: the matched spans between ⟦ ⟧, as in Markdown
+            console.print(_side_text(ex["a"], "A", marks=marks))
+            console.print(_side_text(ex["b"], "B", marks=marks))
     console.print(Text(f"{report['summary']['disagree']} disagreeing records in all: --format json lists them.", style="dim"))
 
 
