@@ -15,7 +15,9 @@ is left out, and the report counts what each side left out and why; `rulekit.rep
 the same rule to `eval`'s band). With no record scored by both, there is nothing to compare, and the
 report says so. Each side's accuracy on all the records it scored is kept too (`own_a`, `own_b`).
 
-`render_diff` prints the report as a rich table, JSON (DESIGN.md §5) or Markdown;
+`DiffStream` builds the same report one record at a time (`rulekit diff` streams its input through
+it, keeping counts, the disagreeing rows and the first `--show` examples of each flip group, never every
+decision); `diff_results` feeds it the pairs of two Results kept in full. `render_diff` prints the report as a rich table, JSON (DESIGN.md §5) or Markdown;
 `extraction_band` is the like-for-like band of several rulesets for `eval -r A -r B -r C`.
 """
 from __future__ import annotations
