@@ -6,12 +6,13 @@
 The input is ../shared/corpus/responses.jsonl repeated to N records (each copy's ids get a `#k` suffix, so
 no id repeats), written once to a temporary directory. The old code is `git archive` of `--old-ref` unpacked
 into a temporary directory and run with PYTHONPATH pointing there (this checkout's editable install comes
-after PYTHONPATH on sys.path; both run in the temporary directory, since `python -c` puts the working
-directory first; the script checks which `rulekit` each side imported). Each command runs in
-its own process; its peak resident memory is that process's own ru_maxrss (os.wait4), its seconds the wall
-time. The outputs of the two sides are compared byte for byte (`same output`; the table without the ⟦ ⟧
-marks that piped output now puts around matched spans). Old and new alternate, so a machine's drift hits
-both alike; nothing is asserted: numbers are printed as a Markdown table.
+after PYTHONPATH on sys.path; both sides run in the temporary directory, since `python -c` puts the working
+directory first; the script checks which `rulekit` each side imported). Each command runs in its own
+process; its peak resident memory is that process's own ru_maxrss (os.wait4), its seconds the wall time.
+The outputs of the two sides are compared (`same output`): JSON byte for byte; a table without the ⟦ ⟧
+marks that piped output now puts around matched spans, and without white space (the marks move line
+breaks). Old and new alternate, so a machine's drift hits both alike; nothing is asserted: the numbers are
+printed as a Markdown table.
 """
 from __future__ import annotations
 
@@ -78,6 +79,15 @@ def run(pythonpath: Path | None, args: list[str], out: Path) -> tuple[float, flo
     return seconds, usage.ru_maxrss / 1024, where
 
 
+def _comparable(path: Path, fmt: str) -> bytes:
+    """An output as compared: JSON byte for byte; a table without the ⟦ ⟧ marks piped output now puts around
+    matched spans (issue 32) and without white space (the marks move where a long reply's lines break)."""
+    data = path.read_bytes()
+    if fmt == "json":
+        return data
+    return b"".join(data.replace("⟦".encode(), b"").replace("⟧".encode(), b"").split())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300_000, help="records in the synthetic file (default 300,000)")
@@ -105,9 +115,7 @@ def main() -> None:
                 expect_old = str(old) in where
                 if expect_old != (side == "old"):
                     raise SystemExit(f"{side} side imported rulekit from {where}")
-                # piped tables now mark matched spans ⟦ ⟧ (issue 32): compared without them
-                plain = outs[side].read_bytes().replace("⟦".encode(), b"").replace("⟧".encode(), b"")
-                same = outs["old"].read_bytes() == plain if side == "new" else ""
+                same = _comparable(outs["old"], fmt) == _comparable(outs[side], fmt) if side == "new" else ""
                 print(f"| {fmt} | {side} | {seconds:.1f} | {mb:,.0f} | {same if same == '' else ('yes' if same else 'NO')} |",
                       flush=True)
 
