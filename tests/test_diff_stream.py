@@ -136,3 +136,21 @@ def test_explain_diff_shows_the_reply_and_candidate_positions():
     assert "reply:    'DNA is the key, so the answer is (B)'" in out
     assert "options: A='RNA', B='DNA'" in out
     assert out.count("candidates: 'B'@34") == 2 and "⟦(B)⟧" in out and "(⟦B⟧)" in out
+
+
+def test_explain_diff_json_keeps_the_reply_and_the_spans():
+    payload = json.loads(run("explain", "-r", "lmms-eval", "--diff", "vlmevalkit", "--response", "the answer is (B)",
+                             "--options", "A=RNA,B=DNA", "--format", "json").stdout)
+    for side in ("a", "b"):
+        assert payload[side]["response"] == "the answer is (B)"
+        fired = [s for s in payload[side]["trace"] if s["status"] == "fired"][-1]
+        assert fired["candidates"] and all(len(c["span"]) == 2 for c in fired["candidates"])
+
+
+def test_explain_diff_and_marks_keep_control_sequences_from_replies_off_the_terminal():
+    evil = "\x1b]0;pwned\x07\x1b[2J\u202eevil\x9b31m"
+    for extra in ((), ("--format", "json")):
+        result = run("explain", "-r", "lmms-eval", "--diff", "vlmevalkit", "--response", f"(B) {evil}",
+                     "--options", f"A={evil},B=y", *extra)
+        assert result.exit_code == 0
+        assert not any(c in result.stdout for c in ("\x1b", "\x07", "\u202e", "\x9b"))

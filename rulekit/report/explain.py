@@ -23,14 +23,15 @@ def explain_record(ruleset: CompiledRuleset, record: Record, seed: int | None = 
 
 def explain_json(ruleset: CompiledRuleset, record: Record, decision: Decision | None,
                  seed: int | None = None) -> dict[str, Any]:
-    """JSON form: the decision and its trace, with the fingerprint of the ruleset run with `seed` (as `eval`)."""
+    """JSON form: the decision and its trace, with the fingerprint of the ruleset run with `seed` (as `eval`);
+    `response` is the reply as read, `text` what the steps looked in (prepared)."""
     if decision is None:
         return {"ruleset": ruleset.name, "fingerprint": ruleset.fingerprint_for(seed), "id": record.id,
                 "pred": None, "outcome": None, "message": f"the ruleset has no `{record.question_type}` section"}
     return {"ruleset": ruleset.name, "fingerprint": ruleset.fingerprint_for(seed), "seed": ruleset.run_seed(seed),
             "id": record.id, "pred": decision.pred,
             "correct": decision.correct, "outcome": decision.outcome, "step": decision.step, "answer": record.answer,
-            "text": decision.text, "trace": [s.as_dict() for s in decision.trace or []],
+            "text": decision.text, "response": record.response, "trace": [s.as_dict() for s in decision.trace or []],
             **({"message": decision.message} if decision.message else {})}
 
 
