@@ -230,3 +230,21 @@ def test_importing_rulekit_imports_neither_pandas_nor_polars():
     code = "import sys, rulekit; print([m for m in ('pandas', 'polars', 'rulekit.report.frames') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+REALFILES = Path(__file__).resolve().parents[1] / ".." / "shared" / "realfiles" / "vlmevalkit"
+SHEETS = ["vila_13b/vila_13b_MMStar.xlsx", "vila_13b/vila_13b_ScienceQA_TEST.xlsx"]
+
+
+@pytest.mark.parametrize("sheet", SHEETS)
+def test_a_real_vlmevalkit_sheet_read_by_pandas_scores_as_the_cli_scores_the_file(tmp_path, sheet):
+    path = REALFILES / sheet
+    if not path.exists():
+        pytest.skip(f"{path} not here (../shared/realfiles)")
+    frame = pd.read_excel(path)  # VLMEvalKit's own reader: index, prediction, answer, A..D as they are
+    out = tmp_path / "out"
+    cli("eval", "-r", "vlmevalkit", str(path), "--seed", "0", "--output-dir", str(out), "--format", "json")
+    expected = (out / "vlmevalkit.decisions.jsonl").read_bytes().splitlines()
+    assert len(expected) > 100
+    assert as_decision_lines(rulekit.score(frame, "vlmevalkit", seed=0), "vlmevalkit") == expected
+    assert as_decision_lines(rulekit.score(pl.from_pandas(frame), "vlmevalkit", seed=0), "vlmevalkit") == expected
