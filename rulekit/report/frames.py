@@ -174,6 +174,7 @@ def diff_frame(data: Any, a: Any, b: Any, fields: Any = None, seed: int | None =
 
 
 def _finish(kind: str, columns: dict[str, list], summary: dict, with_summary: bool):
+    """The columns as a frame of `kind`; the summary in a pandas frame's attrs, and beside the frame when asked."""
     frame = _pandas(columns) if kind == "pandas" else _polars(columns)
     if kind == "pandas":
         frame.attrs["summary"] = summary
