@@ -248,3 +248,43 @@ def test_a_real_vlmevalkit_sheet_read_by_pandas_scores_as_the_cli_scores_the_fil
     assert len(expected) > 100
     assert as_decision_lines(rulekit.score(frame, "vlmevalkit", seed=0), "vlmevalkit") == expected
     assert as_decision_lines(rulekit.score(pl.from_pandas(frame), "vlmevalkit", seed=0), "vlmevalkit") == expected
+
+
+def test_judge_options_are_evals(tmp_path, monkeypatch):
+    """`judge_*=` are `--judge-*`: a reply the rules cannot decide goes to the judge (here its cached reply)."""
+    from rulekit.core.records import Record
+    from rulekit.engine import judge
+    from rulekit.engine.compiler import load_ruleset
+
+    for name in (judge.ENV_URL, judge.ENV_MODEL, judge.ENV_CACHE):
+        monkeypatch.delenv(name, raising=False)
+    record = Record("r1", "multiple-choice", "I am not sure about this one at all, sorry.", "B", {"A": "3", "B": "4"},
+                    question="Which number is even?")
+    cache = tmp_path / "judge.sqlite"
+    judge.configure(cache=str(cache), model="m", base_url="http://127.0.0.1:9/v1")
+    try:
+        client = judge.client_for(load_ruleset("vlmevalkit+judge").sections["multiple-choice"].fallback.judge)
+        prompt = client.render(record)
+        client.cache.put(client.key(prompt, 1), "m", prompt, 1, "B")
+    finally:
+        judge.configure()
+    frame = pd.DataFrame([{"id": "r1", "question": record.question, "choices": record.choices, "answer": "B",
+                           "response": record.response}])
+    try:
+        out = rulekit.score(frame, "vlmevalkit+judge", judge_replay=True, judge_cache=str(cache), judge_model="m",
+                            judge_url="http://127.0.0.1:9/v1")
+    finally:
+        judge.configure()
+    assert list(out["outcome"]) == ["judge"] and list(out["step"]) == ["judge"]
+    assert list(out["pred"]) == ["B"] and list(out["correct"]) == [True]
+
+
+def test_any_row_order_gives_the_same_decisions():
+    """As `eval` (tests/test_cli.py): lmms-eval's random letters are drawn per record (mmmu's, as MMMU's own
+    scorer, in stream order: there the order matters, for the CLI as for the API)."""
+    rows = sample_rows()
+    forward = rulekit.score(pd.DataFrame(rows), "lmms-eval", seed=3)
+    backward = rulekit.score(pd.DataFrame(rows[::-1]), "lmms-eval", seed=3)
+    assert (forward["k"] > 0).any() and list(backward["row"]) == list(range(len(rows)))  # rows of the frame given
+    assert sorted(as_decision_lines(forward, "lmms-eval")) == sorted(as_decision_lines(backward, "lmms-eval"))
+    assert as_decision_lines(forward, "lmms-eval") != as_decision_lines(backward, "lmms-eval")  # the frame's order
