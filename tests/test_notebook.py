@@ -279,12 +279,15 @@ def test_judge_options_are_evals(tmp_path, monkeypatch):
     assert list(out["pred"]) == ["B"] and list(out["correct"]) == [True]
 
 
-def test_any_row_order_gives_the_same_decisions():
-    """As `eval` (tests/test_cli.py): lmms-eval's random letters are drawn per record (mmmu's, as MMMU's own
-    scorer, in stream order: there the order matters, for the CLI as for the API)."""
+def test_any_row_order_gives_the_same_decisions(tmp_path):
+    """As for `eval` (tests/test_cli.py): with per-item random letters, the frame's row order changes no
+    decision (lmms-eval's and mmmu's own draws are a stream, as their frameworks', for the CLI as for the API)."""
+    custom = tmp_path / "lmms-per-item.yaml"
+    custom.write_text("ruleset: lmms-per-item\nextends: lmms-eval\nmultiple-choice:\n"
+                      "  fallback: {random-option: {order: per-item, seed: 0}}\n", encoding="utf-8")
     rows = sample_rows()
-    forward = rulekit.score(pd.DataFrame(rows), "lmms-eval", seed=3)
-    backward = rulekit.score(pd.DataFrame(rows[::-1]), "lmms-eval", seed=3)
+    forward = rulekit.score(pd.DataFrame(rows), custom, seed=3)
+    backward = rulekit.score(pd.DataFrame(rows[::-1]), custom, seed=3)
     assert (forward["k"] > 0).any() and list(backward["row"]) == list(range(len(rows)))  # rows of the frame given
-    assert sorted(as_decision_lines(forward, "lmms-eval")) == sorted(as_decision_lines(backward, "lmms-eval"))
-    assert as_decision_lines(forward, "lmms-eval") != as_decision_lines(backward, "lmms-eval")  # the frame's order
+    assert sorted(as_decision_lines(forward, "lmms-per-item")) == sorted(as_decision_lines(backward, "lmms-per-item"))
+    assert as_decision_lines(forward, "lmms-per-item") != as_decision_lines(backward, "lmms-per-item")
