@@ -421,7 +421,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show,
         show = 200 if fmt == "html" else 2
     # streamed: per record only the counts, the disagreeing rows (listed by json and html only) and the
     # first `show` examples of each flip group are kept (rulekit.report.diff.DiffStream)
-    stream = DiffStream(show, list_disagreements=fmt in ("json", "html"))
+    stream = DiffStream(show, list_disagreements=fmt in ("json", "html"), count_unreadable=count_unreadable)
     progress = _progress(fmt == "table" and _err().is_terminal, bool(position.total))
     start, task = time.perf_counter(), None
 
@@ -436,7 +436,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show,
         progress.update(task, completed=position.bytes_read() if position.total else done, records=done, rate=rate)
     try:
         results = evaluate(loaded, flt.filter(records) if flt is not None else records, seed=seed,
-                           max_chars=max_chars, count_unreadable=count_unreadable, on_record=stream.see,
+                           max_chars=max_chars, count_unreadable=count_unreadable, on_decisions=stream.see,
                            on_progress=on_progress)
     finally:
         if progress is not None:

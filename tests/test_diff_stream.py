@@ -44,8 +44,8 @@ def _json(report) -> str:
 @pytest.mark.parametrize("count_unreadable", [False, True])
 def test_streamed_report_equals_the_kept_one(names, count_unreadable):
     rulesets = [load_ruleset(n) for n in names]
-    stream = DiffStream(show=3)
-    results = evaluate(rulesets, read_records([str(sample_path())]), on_record=stream.see,
+    stream = DiffStream(show=3, count_unreadable=count_unreadable)
+    results = evaluate(rulesets, read_records([str(sample_path())]), on_decisions=stream.see,
                        count_unreadable=count_unreadable)
     assert results[0].decisions == [] and results[0].records == []  # nothing kept per record
     streamed = stream.report(results[0], results[1], seed=0, rulesets=tuple(rulesets))
@@ -75,7 +75,7 @@ def test_examples_per_group_are_bounded_and_the_first_in_input_order(tmp_path):
     def see(record, decisions):
         stream.see(record, decisions)
         held.append(max(len(g["_items"]) for g in stream.groups.values()) if stream.groups else 0)
-    results = evaluate(rulesets, read_records([str(path)]), on_record=see)
+    results = evaluate(rulesets, read_records([str(path)]), on_decisions=see)
     assert max(held) == 1 and stream.rows == []
     report = stream.report(results[0], results[1], seed=0, rulesets=tuple(rulesets))
     kept = _kept_report(("vlmevalkit", "lmms-eval"), path, show=1)

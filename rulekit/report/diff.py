@@ -146,7 +146,7 @@ def _spans(ruleset, record, decision: Decision, seed: int | None) -> dict:
 
 class DiffStream:
     """The diff of two rulesets built one record at a time, in input order (`rulekit diff` streams the input
-    through it: `evaluate(..., on_record=stream.see)`), keeping per record only what the report needs:
+    through it: `evaluate(..., on_decisions=stream.see)`), keeping per record only what the report needs:
 
     - per pair of decisions both sides scored, the right/wrong table (four counts) and, for the paired
       bootstrap, nothing: the CI is computed from the Results' per-record status bytes (one byte a record
@@ -160,11 +160,12 @@ class DiffStream:
     same order, byte-identical `--format json`).
     """
 
-    __slots__ = ("show", "list_disagreements", "n", "table", "rows", "disagreements", "groups")
+    __slots__ = ("show", "list_disagreements", "count_unreadable", "n", "table", "rows", "disagreements", "groups")
 
-    def __init__(self, show: int = 2, list_disagreements: bool = True):
+    def __init__(self, show: int = 2, list_disagreements: bool = True, count_unreadable: bool = False):
         self.show = show
         self.list_disagreements = list_disagreements
+        self.count_unreadable = count_unreadable  # as the run's: an `unreadable` decision counts only then
         self.n = 0
         self.table: Counter = Counter()
         self.rows: list[tuple] = []
@@ -172,11 +173,15 @@ class DiffStream:
         self.groups: dict[tuple, dict] = {}
 
     def see(self, record, decisions) -> None:
-        """One input record and each side's counted decision (None where that side did not score it: no
-        section, or unreadable and left out); only records both sides scored are compared."""
+        """One input record and each side's decision on it (None: no section), as `evaluate(...,
+        on_decisions=stream.see)` gives them; only records both sides scored are compared (an `unreadable`
+        decision is left out unless `count_unreadable`, as the run leaves it out of its `n`)."""
         da, db = decisions
-        if da is not None and db is not None:
-            self.add(da, db, record)
+        if da is None or db is None:
+            return
+        if not self.count_unreadable and "unreadable" in (da.outcome, db.outcome):
+            return
+        self.add(da, db, record)
 
     def add(self, da: Decision, db: Decision, rec) -> None:
         """One record both sides scored (`da`, `db`: their decisions), in input order."""

@@ -363,7 +363,7 @@ class RulesetRun:
         self.keep = keep
         self.decisions: list[Decision] = []
         self.records: list[Record] = []
-        self.counted: Decision | None = None  # the last record's decision when it counted (in n), else None
+        self.last: Decision | None = None  # the decision of the record `row` saw last (None: not this ruleset's)
 
     def row(self, record: Record) -> bytes | tuple | None:
         """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
@@ -372,8 +372,7 @@ class RulesetRun:
         returns ``(slot, record id, section, options)`` instead: its place is held in the counts
         (`MetricsPlan.reserve`) and `options` holds the decision each letter would make
         (`engine.DrawLater`), so the parent only draws."""
-        decision = self.evaluator.decide(record)
-        self.counted = None
+        decision = self.last = self.evaluator.decide(record)
         if decision is None:
             self.acc.skip(record)
             return None
@@ -385,7 +384,6 @@ class RulesetRun:
                 return row_bytes(decision) if self.write else b""
             self.acc.unreadable += 1
         self.plan.add(self.acc, decision, record)
-        self.counted = decision
         if self.keep:
             self.decisions.append(decision)
             self.records.append(record)
@@ -448,7 +446,8 @@ def commit_writers(stack: ExitStack, writers: list[AtomicWriter | None], results
 def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
              output_dir: str | None = None, on_progress: Callable[[int], None] | None = None,
              max_chars: int = MAX_CHARS, keep: bool = False, count_unreadable: bool = False,
-             compare_by: list[str] | tuple = (), on_record: Callable[[Record, tuple], None] | None = None) -> list[Result]:
+             compare_by: list[str] | tuple = (),
+             on_decisions: Callable[[Record, list[Decision | None]], None] | None = None) -> list[Result]:
     """Apply every ruleset to every record (one pass over the input, in one process).
 
     Memory stays flat in the input size: each decision is written and counted, then dropped,
@@ -457,9 +456,9 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
     Decisions with outcome `unreadable` are written but left out of `n` and the metrics unless
     `count_unreadable`. With several rulesets, `compare_by` fields are noted per record
     (`Result.keys`) for like-for-like breakdowns. `rulekit.run.parallel.evaluate_files` runs the
-    same thing over worker processes. `on_record(record, decisions)`, when given, sees each record with
-    every ruleset's decision on it as it streams past (None where a ruleset left it out of its `n`: no
-    section, or unreadable and not counted) — how `rulekit diff` compares two rulesets without keeping them.
+    same thing over worker processes. `on_decisions(record, decisions)`, when given, is called for every
+    record with each ruleset's decision (None: the ruleset has no section for it), in input order
+    (`rulekit.score`, and `rulekit diff` through `report.diff.DiffStream`).
     """
     runs = [RulesetRun(rs, seed, max_chars, keep, write=bool(output_dir), count_unreadable=count_unreadable)
             for rs in rulesets]
@@ -480,8 +479,8 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
                     writer.write(line)
             if keys is not None:
                 keys.add(record)
-            if on_record is not None:
-                on_record(record, tuple(run.counted for run in runs))
+            if on_decisions is not None:
+                on_decisions(record, [run.last for run in runs])
             if on_progress is not None and n % 2000 == 0:
                 on_progress(n)
         results = finish_results(runs, seed, audit, keys)
