@@ -108,7 +108,8 @@ def wilson(right: float, n: int, z: float = 1.959963984540054) -> tuple[float, f
     p = right / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if right <= 0 else lo), (1.0 if right >= n else hi)  # exact at the ends (no rounding error)
 
 
 def _breakdowns(results: list) -> list[Breakdown]:
