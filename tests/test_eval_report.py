@@ -139,11 +139,13 @@ def test_wilson_interval():
 # ---------------------------------------------------------------- reproduce
 def test_reproduce_says_how_many_numbers_it_gave_back_in_every_format():
     data = json.loads(_run("reproduce", LMMS, "--format", "json"))
-    line = f"{sum(r['matched'] for r in data['results'])}/{len(data['results'])} numbers reproduced"
+    line = (f"{sum(r['matched'] for r in data['results'])}/{len(data['results'])} numbers reproduced; "
+            f"{len(data['missed'])} report not reproduced at all (see the notes)")
+    assert len(data["missed"]) == 1
     assert len(data["results"]) > 1
     assert line in _run("reproduce", LMMS)
     assert f"**{line}**" in _run("reproduce", LMMS, "--format", "markdown")
-    assert f"{line}</span>" in _run("reproduce", LMMS, "--format", "html")
+    assert f'<span class="no">{line}</span>' in _run("reproduce", LMMS, "--format", "html")
 
 
 def test_reproduce_html_shows_code_not_backticks_and_the_reported_digits():

@@ -386,9 +386,9 @@ def reproduce_page(rows: list, notes: list[str], data: dict) -> str:
                      + (f"<br><small>{esc(r.generation['from'])} – {esc(r.generation['until'] or 'now')}</small>"
                         if r.generation else ""),
                      '<span class="ok">✓</span>' if r.matched else '<span class="no">✗</span>'])
-    ok = all(r.matched for r in rows)
+    ok = all(r.matched for r in rows) and not any(getattr(n, "missed", False) for n in notes)
     body = ["<h2>Published numbers</h2>",
-            f'<p class="summary"><span class="{"ok" if ok and rows else "no"}">{esc(summary_line(rows))}</span></p>',
+            f'<p class="summary"><span class="{"ok" if ok and rows else "no"}">{esc(summary_line(rows, notes))}</span></p>',
             table(["model", "benchmark", "metric", "split", "reported", "reproduced", "ruleset", ""], out, {4, 5})]
     files: dict[str, Any] = {}
     for r in rows:

@@ -22,10 +22,13 @@ def same_digits(reported: str, value: float | None) -> str:
     return f"{value:.{min(len(decimals), 17)}f}"
 
 
-def summary_line(rows: list[Row]) -> str:
-    """`N/M numbers reproduced`: how many of the published numbers rulekit gave back."""
+def summary_line(rows: list[Row], notes: list = ()) -> str:
+    """`N/M numbers reproduced`: how many of the published numbers rulekit gave back; then how many report
+    files' numbers were not given back at all (`missed` notes: unreadable, or no prediction file)."""
     matched = sum(1 for r in rows if r.matched)
-    return f"{matched}/{len(rows)} {'number' if len(rows) == 1 else 'numbers'} reproduced"
+    missed = sum(1 for n in notes if getattr(n, "missed", False))
+    return (f"{matched}/{len(rows)} {'number' if len(rows) == 1 else 'numbers'} reproduced"
+            + (f"; {plural(missed, 'report')} not reproduced at all (see the notes)" if missed else ""))
 
 def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
     """Each row's benchmark as shown: with its report's own ending where one prediction file has several
@@ -72,7 +75,7 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                       same_digits(row.reported, ours), delta, Text(_named(row)),
                       Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
     console.print(table)
-    console.print(Text(summary_line(rows), style="bold"))
+    console.print(Text(summary_line(rows, notes), style="bold"))
     seen = set()
     for row in rows:
         for note in row.notes:
@@ -105,7 +108,7 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
         out.append("")
         out.append(f"{plural(len(missed), 'other number')} {'was' if len(missed) == 1 else 'were'} not reproduced: "
                    + ", ".join(f"{r.model}/{label[id(r)]}/{r.split}/{r.metric}" for r in missed[:20]))
-    out += ["", f"**{summary_line(rows)}**"]
+    out += ["", f"**{summary_line(rows, notes)}**"]
     for note in notes:
         out.append(f"\n- {note}")
     return "\n".join(out) + "\n"
