@@ -175,3 +175,11 @@ def test_plural():
     from rulekit.core.terminal import plural
 
     assert [plural(n, "row") for n in (0, 1, 2, 1024)] == ["0 rows", "1 row", "2 rows", "1,024 rows"]
+
+
+def test_errors_by_reason_are_on_every_format():
+    args = ["eval", "-r", "vlmevalkit", "--max-chars", "40"]
+    n = json.loads(_run(*args, "--format", "json"))["results"][0]["errors"]["reply over --max-chars"]
+    line = f"errors by reason: {n:,} reply over --max-chars"
+    for fmt in ("table", "markdown", "html"):
+        assert line in _run(*args, "--format", fmt), fmt
