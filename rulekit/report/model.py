@@ -101,6 +101,26 @@ class EvalReport:
         return out
 
 
+def captions(results: list) -> list[str]:
+    """What each ruleset left out of its numbers, and why: question types it has no section for, records it
+    cannot read, errors by reason; then, per benchmark, which built-in rulesets read what some cannot."""
+    from rulekit.report.joint import NO_OPTIONS, note_lines, unreadable_notes
+
+    lines = []
+    for r in results:
+        if r.skipped:
+            what = ", ".join(f"{n:,} {t}" for t, n in r.skipped.items())
+            lines.append(f"{r.ruleset}: not scored (no section for them): {what}")
+        if r.unreadable:
+            lines.append(f"{r.ruleset}: {r.unreadable:,} unreadable ({NO_OPTIONS}), "
+                         + ("counted wrong (--count-unreadable)" if r.count_unreadable else
+                            "left out of n and accuracy (--count-unreadable counts them wrong)"))
+        if r.errors:
+            lines.append(f"{r.ruleset}: errors by reason: " + "; ".join(
+                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
+    return lines + note_lines(unreadable_notes(results))
+
+
 def wilson(right: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     """The Wilson score interval of a proportion `right / n` (95% by default): [0, 1] for n = 0."""
     if n <= 0:
@@ -160,8 +180,6 @@ def build_report(results: list, band: dict | None = None, *, by: list[str] | Non
     """The report of `results` (rulekit.run.evaluate.Result, one per ruleset) and `band` (the like-for-like
     comparison, rulekit.report.joint.compare, with several rulesets); `by`: the `--by` fields; the rest says
     how the run was made (shown as given)."""
-    from rulekit.report.table import captions
-
     own = (band or {}).get("own", {})
     scores = [Score(r.ruleset, r.n, r.metrics.get("accuracy"), r.metrics.get("expected_accuracy"),
                     r.metrics.get("score", r.metrics.get("accuracy")),

@@ -9,6 +9,7 @@ import orjson
 from rulekit.core.terminal import json_safe, safe
 from rulekit.run.evaluate import Result
 from rulekit.core.trace import OUTCOMES
+from rulekit.report.model import captions  # noqa: F401  (the results' notes; here before the model was)
 
 
 def pct(value: Any) -> str:
@@ -51,26 +52,6 @@ def _outcomes(results: list[Result]) -> list[str]:
 def seed_label(r: Result) -> str:
     """` seed=N` after a fingerprint when the ruleset draws letters (its decisions depend on the seed)."""
     return f" seed={r.seed}" if r.seed is not None else ""
-
-
-def captions(results: list[Result]) -> list[str]:
-    """What each ruleset left out of its numbers, and why: question types it has no section for, records it
-    cannot read, errors by reason; then, per benchmark, which built-in rulesets read what some cannot."""
-    from rulekit.report.joint import NO_OPTIONS, note_lines, unreadable_notes
-
-    lines = []
-    for r in results:
-        if r.skipped:
-            what = ", ".join(f"{n:,} {t}" for t, n in r.skipped.items())
-            lines.append(f"{r.ruleset}: not scored (no section for them): {what}")
-        if r.unreadable:
-            lines.append(f"{r.ruleset}: {r.unreadable:,} unreadable ({NO_OPTIONS}), "
-                         + ("counted wrong (--count-unreadable)" if r.count_unreadable else
-                            "left out of n and accuracy (--count-unreadable counts them wrong)"))
-        if r.errors:
-            lines.append(f"{r.ruleset}: errors by reason: " + "; ".join(
-                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
-    return lines + note_lines(unreadable_notes(results))
 
 
 def outcomes_text(r: Result, outcomes: list[str], sep: str = ", ") -> str:
