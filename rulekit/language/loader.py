@@ -193,17 +193,20 @@ def read_yaml(path: Path) -> Any:
         raise RulesetError(f"cannot read ruleset: {exc.strerror}", Loc(file, 0, 0), code="E101") from None
     text = decode_utf8(data, file)
     errors: list[RulesetError] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        indent = line[: len(line) - len(line.lstrip())]
-        if "\t" in indent:
-            errors.append(RulesetError("tab used for indentation", Loc(file, number, indent.index("\t") + 1),
-                                       help="YAML indentation must use spaces", code="E104"))
+    tabs = [(number, line.index("\t") + 1) for number, line in enumerate(text.splitlines(), 1)
+            if "\t" in line[: len(line) - len(line.lstrip())]]
+    if tabs:  # one error for one mistake: the YAML error a tab causes is not reported beside it
+        (number, col), more = tabs[0], [str(n) for n, _ in tabs[1:]]
+        also = f" (and on line{'s' if len(more) > 1 else ''} {', '.join(more[:10])}{', ...' if len(more) > 10 else ''})" \
+            if more else ""
+        errors.append(RulesetError("tab used for indentation" + also, Loc(file, number, col),
+                                   help="YAML indentation uses spaces: replace each tab with spaces", code="E104"))
     try:
         node = compose(text, file)
     except RulesetError as exc:
         if not errors:
             raise
-        raise ErrorGroup(errors + [exc]) from None
+        raise errors[0] from None
     if node is None:
         raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")
     data = _convert(file, node, errors)
@@ -277,7 +280,7 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
             steps[at] = combined
             continue
         if override.get("drop"):
-            raise RulesetError(f"cannot drop step `{step_id}`: the parent has no such step", loc,
+            raise RulesetError(f"cannot drop step `{step_id}`: the parent has no such step", _value_loc(override, "id", loc),
                                help=_did_you_mean(step_id, ids), code="E106")
         new = LocDict({k: v for k, v in override.items() if k not in _STEP_PLACEMENT})
         new.loc, new.locs = override.loc, override.locs
@@ -285,12 +288,19 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
         for key, delta in (("before", 0), ("after", 1)):
             if key in override:
                 if override[key] not in ids:
-                    raise RulesetError(f"`{key}: {override[key]}` names no step of the parent", loc,
+                    raise RulesetError(f"`{key}: {override[key]}` in step `{step_id}` names no step of the parent",
+                                       _value_loc(override, key, loc),
                                        help=_did_you_mean(override[key], ids), code="E106")
                 position = ids.index(override[key]) + delta
         steps.insert(position, new)
         steps.locs.insert(position, loc)
     return steps
+
+
+def _value_loc(node: Any, key: str, default: Loc | None) -> Loc | None:
+    """Where the value of `key` in a Loc-annotated mapping was written (`default` when unknown)."""
+    locs = getattr(node, "locs", None)
+    return locs.get(key, default) if isinstance(locs, dict) else default
 
 
 def _did_you_mean(word: str, choices: list) -> str | None:
@@ -344,6 +354,11 @@ def load_data(name_or_path: str, _seen: tuple = (), _reads: list | None = None) 
         if exc.loc is None:
             exc.loc = data.locs.get("extends")
         raise
+    return _merge_ruleset(parent, data, path), parent_files + files
+
+
+def _merge_ruleset(parent: LocDict, data: LocDict, path: Path) -> LocDict:
+    """The ruleset `data` (read from `path`) laid over its `extends:` parent (MERGE_RULES)."""
     merged = LocDict(parent)
     merged.loc, merged.locs = data.loc, dict(parent.locs)
     for key_, value in data.items():
@@ -359,7 +374,69 @@ def load_data(name_or_path: str, _seen: tuple = (), _reads: list | None = None) 
     if "examples" not in data:
         merged.pop("examples", None)
     merged["ruleset"] = data.get("ruleset", path.stem)
-    return merged, parent_files + files
+    return merged
+
+
+# How `extends:` and `from:` merge, as `rulekit vocabulary` prints it. It describes the functions above
+# (`load_data`, `_merge_ruleset`, `_merge_section`, `_merge_steps`); the example under it is merged by
+# them each time it is printed (`merge_example`), and tests/test_authoring.py checks each rule.
+MERGE_RULES = """\
+A ruleset with `extends: PARENT` (a built-in name, or a path relative to the file) starts from the
+parent, itself merged first (a chain may read at most 64 files; a cycle is E107):
+- Top-level keys written in the child replace the parent's whole (`summary`, `reproduces`, `metrics`,
+  ...). `ruleset:` is never inherited (default: the file's name); nor are `examples:` (a child without
+  them has none). `open: null` (or `multiple-choice: null`) removes that section.
+- A section written in the child merges into the parent's section: each key written replaces the
+  parent's value whole (`prepare`, `fallback`, `normalize`, `compare`, ...), except `steps`.
+- `steps` merge by `id`; every step of the child needs one (E106). In the child's order:
+  - an `id` the parent has: the keys written replace that step's keys one by one (`find:` is replaced
+    whole, not merged), a key set to `null` goes back to its default; the step keeps its place
+    (`before:`/`after:` are ignored for it: to move a step, drop it and add it under a new id);
+  - `drop: true`: removes the parent's step with that id (E106 when there is none);
+  - a new `id`: inserted `before: ID` or `after: ID` a step (one of the parent's or one added above
+    it; E106 when there is none), else appended after the last step.
+- `from: RULESET` in a section starts that section from RULESET's section instead (merged by the
+  same rules: keys replace, steps by id), and the result replaces the `extends:` parent's section
+  rather than merging into it."""
+
+MERGE_EXAMPLE_PARENT = """\
+ruleset: parent
+summary: letters first
+multiple-choice:
+  compare: letter
+  steps:
+    - {id: paren, find: {literal: "({letter})"}}
+    - {id: bare, find: {token: "{letter}"}, pick: first}
+    - {id: text, find: {option-text: {}}}
+"""
+
+MERGE_EXAMPLE_CHILD = """\
+ruleset: child
+extends: parent.yaml
+multiple-choice:
+  steps:
+    - {id: bare, pick: last}                # override one key
+    - {id: text, drop: true}                # remove a step
+    - id: answer-is                         # a new step, placed before `bare`
+      before: bare
+      find: {phrases: ["answer is"]}
+"""
+
+
+def merge_example() -> dict:
+    """MERGE_EXAMPLE_CHILD merged over MERGE_EXAMPLE_PARENT as plain data, by the loader's own merge (so
+    what `rulekit vocabulary` prints as the result is what the loader does)."""
+    parent = _convert("parent.yaml", compose(MERGE_EXAMPLE_PARENT, "parent.yaml"), [])
+    child = _convert("child.yaml", compose(MERGE_EXAMPLE_CHILD, "child.yaml"), [])
+    return _plain(_merge_ruleset(parent, child, Path("child.yaml")))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _resolve_relative(name: str, including: Path) -> str:
