@@ -497,13 +497,19 @@ def key_loc(data: Any, path: tuple) -> Loc | None:
 
 
 def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
-    """Turn pydantic errors into located, friendly RulesetErrors (with did-you-mean for keys)."""
+    """Turn pydantic errors into located RulesetErrors in the author's terms: a step is named by its `id`
+    (not by its index in the merged list), the position is where the author wrote the value (their own
+    file, also through `extends:`), an unknown key, word or value gets a did-you-mean, and pydantic's
+    internal names (a union's `bare` member) never show. Ordered by position in each file."""
     from rulekit.language.schema import known_keys
 
     out: list[RulesetError] = []
     seen: set = set()
     for err in exc.errors():
-        path = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
+        raw = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
+        path = tuple(p for p in raw if p != "bare")
+        label, rest = _step_label(path, data)
+        where = f" in {label}" if label else ""
         kind = err["type"]
         if kind == "extra_forbidden":
             key = err["loc"][-1]
@@ -513,9 +519,9 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
             except (KeyError, IndexError, TypeError, AttributeError):
                 allowed = []
             hint = _did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
-            error = RulesetError(f"unknown key `{key}`", key_loc(data, path), help=hint, code="E110")
+            error = RulesetError(f"unknown key `{key}`{where}", key_loc(data, path), help=hint, code="E110")
         elif kind == "missing":
-            error = RulesetError(f"missing required key `{path[-1]}`", locate(data, path[:-1]), code="E111")
+            error = RulesetError(f"missing required key `{path[-1]}`{where}", locate(data, path[:-1]), code="E111")
         elif kind in ("union_tag_invalid", "union_tag_not_found"):
             ctx = err.get("ctx", {})
             expected = ctx.get("expected_tags", "")
@@ -523,17 +529,75 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
             names = [t.strip().strip("'") for t in str(expected).split(",")]
             hint = _did_you_mean(got, names) if got else None
             what = f"unknown {_kind_name(path)} `{got}`" if got else f"cannot tell which {_kind_name(path)} this is"
-            error = RulesetError(what, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
+            error = RulesetError(what + where, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
+        elif kind == "literal_error" and isinstance(err.get("input"), str) and raw[-1:] == ("bare",) \
+                and _family(path) is not None:
+            error = _unknown_bare_word(err, path, where, locate(data, path))
         else:
             hint = None
             if isinstance(err.get("input"), bool):
                 hint = 'YAML reads bare yes/no/on/off/true/false as booleans: quote it ("no") if you meant text'
-            error = RulesetError(f"`{_dotted(path)}`: {err['msg']}", locate(data, path), help=hint, code="E113")
+            elif kind == "literal_error" and isinstance(err.get("input"), str):
+                hint = _did_you_mean(err["input"], _expected_literals(err))
+            what = (f"`{_dotted(rest)}` of {label}" if rest else label) if label else f"`{_dotted(path)}`"
+            error = RulesetError(f"{what}: {err['msg']}", locate(data, path), help=hint, code="E113")
         ident = (str(error.loc), error.message)
         if ident not in seen:
             seen.add(ident)
             out.append(error)
-    return out
+    files = {e.loc.file: i for i, e in reversed(list(enumerate(out))) if e.loc is not None}
+    return sorted(out, key=lambda e: (files[e.loc.file], e.loc.line, e.loc.col) if e.loc is not None else (len(out), 0, 0))
+
+
+def _step_label(path: tuple, data: Any) -> tuple[str | None, tuple]:
+    """("step `ID`", the path inside that step) for a path into a section's steps, else (None, path). A
+    step without a usable id is named by its place: "step 2 of `open`"."""
+    if len(path) < 3 or path[0] not in SECTIONS or path[1] != "steps" or not isinstance(path[2], int):
+        return None, path
+    try:
+        step_id = data[path[0]]["steps"][path[2]].get("id")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        step_id = None
+    if isinstance(step_id, str) and step_id:
+        return f"step `{step_id}`", path[3:]
+    return f"step {path[2] + 1} of `{path[0]}`", path[3:]
+
+
+def _family(path: tuple) -> str | None:
+    """The word family (`pick`, `compare`, `prepare`, `normalize`) whose bare word sits at `path`."""
+    last = [p for p in path if not isinstance(p, int)][-1:]
+    return last[0] if last and last[0] in ("pick", "compare", "prepare", "normalize") else None
+
+
+def _expected_literals(err: dict) -> list[str]:
+    """The allowed strings of a pydantic literal error (its `expected`: "'a', 'b' or 'c'")."""
+    import re
+
+    return re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+
+
+def _unknown_bare_word(err: dict, path: tuple, where: str, loc: Loc | None) -> RulesetError:
+    """E112 for a string that is no bare word of its family (`pick: lastt`): the family's words written as
+    a plain string and those written as a mapping (`compare: {exact: {}}`) are both offered."""
+    from rulekit.language import schema
+
+    family = _family(path)
+    got = err["input"]
+    bare = _expected_literals(err)
+    mapped = sorted(schema.WORD_FAMILIES.get(family, {}))
+    kind = _kind_name(path)
+    if got in mapped:
+        return RulesetError(f"`{got}` is a {kind} written as a mapping, with its options{where}", loc,
+                            help=f"write `{family}: {{{got}: {{...}}}}` (see `rulekit vocabulary`, `{family}: {got}`)",
+                            code="E112")
+    close = difflib.get_close_matches(got, bare + mapped, n=1)
+    if close and close[0] in bare:
+        hint = f"did you mean `{close[0]}`?"
+    elif close:
+        hint = f"did you mean `{close[0]}`? it takes options: `{family}: {{{close[0]}: {{...}}}}`"
+    else:
+        hint = f"{kind}s: {', '.join(bare)}" + (f"; written as a mapping: {', '.join(mapped)}" if mapped else "")
+    return RulesetError(f"unknown {kind} `{got}`{where}", loc, help=hint, code="E112")
 
 
 def _dotted(path: tuple) -> str:
