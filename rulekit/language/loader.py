@@ -587,7 +587,7 @@ def _unknown_bare_word(err: dict, path: tuple, where: str, loc: Loc | None) -> R
     mapped = sorted(schema.WORD_FAMILIES.get(family, {}))
     kind = _kind_name(path)
     if got in mapped:
-        return RulesetError(f"`{got}` is a {kind} written as a mapping, with its options{where}", loc,
+        return RulesetError(f"{kind} `{got}`{where} is written as a mapping, with its options", loc,
                             help=f"write `{family}: {{{got}: {{...}}}}` (see `rulekit vocabulary`, `{family}: {got}`)",
                             code="E112")
     close = difflib.get_close_matches(got, bare + mapped, n=1)
