@@ -165,3 +165,27 @@ def test_the_printed_example_is_the_loaders_merge(tmp_path):
     assert MERGE_RULES.splitlines()[0] in out
     assert "    - {id: answer-is, find: {phrases: [answer is]}}" in out
     assert "`drop: true`" in out and "`before: ID`" in out
+
+
+def _complete(args: list[str], incomplete: str) -> list[str]:
+    """What click's shell completion offers for `rulekit ARGS INCOMPLETE` (the path a shell takes)."""
+    from click.shell_completion import ShellComplete
+
+    return [item.value for item in ShellComplete(main, {}, "rulekit", "_RULEKIT_COMPLETE").get_completions(args, incomplete)]
+
+
+def test_shell_completion_offers_ruleset_names_and_yaml_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text("ruleset: mine\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("", encoding="utf-8")
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "other.yml").write_text("", encoding="utf-8")
+    offered = _complete(["eval", "-r"], "vlmevalkit")
+    assert "vlmevalkit" in offered and "vlmevalkit+judge" in offered and "lmms-eval" not in offered
+    lmms = _complete(["diff", "-r", "a", "-r"], "lmms")
+    assert "lmms-eval" in lmms and all(n.startswith("lmms") for n in lmms)
+    everything = _complete(["eval", "-r"], "")
+    assert "mine.yaml" in everything and "more/" in everything and "notes.txt" not in everything
+    assert _complete(["check"], "mo") == ["more/"]
+    assert _complete(["explain", "-r"], "more/") == ["more/other.yml"]
+    assert _complete(["test"], str(tmp_path / "mi")) == [str(tmp_path / "mine.yaml")]
