@@ -189,3 +189,12 @@ def test_shell_completion_offers_ruleset_names_and_yaml_files(tmp_path, monkeypa
     assert _complete(["check"], "mo") == ["more/"]
     assert _complete(["explain", "-r"], "more/") == ["more/other.yml"]
     assert _complete(["test"], str(tmp_path / "mi")) == [str(tmp_path / "mine.yaml")]
+
+
+def test_an_override_that_removes_find_is_located_at_the_authors_null(tmp_path, monkeypatch):
+    """E132 for a step of the parent whose `find` the child set to null: at that `null` in the child's file,
+    not at the step in the built-in ruleset."""
+    monkeypatch.chdir(tmp_path)
+    err = _check(tmp_path, "ruleset: mine\nextends: lmms-eval\nmultiple-choice:\n  steps:\n"
+                           "    - {id: letter-space, find: null}\n")
+    assert err.startswith("bad.yaml:5:32: error[E132]: step `letter-space` has neither `find` nor `answer`"), err

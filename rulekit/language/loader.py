@@ -275,8 +275,9 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
                     combined.pop(key, None)
                 else:
                     combined[key] = value
-                    combined.locs[key] = override.locs.get(key, loc)
-                    combined.locs["@key:" + key] = override.locs.get("@key:" + key, loc)
+                # where the author wrote it, also for a `null` (an error about the key it removed points there)
+                combined.locs[key] = override.locs.get(key, loc)
+                combined.locs["@key:" + key] = override.locs.get("@key:" + key, loc)
             steps[at] = combined
             continue
         if override.get("drop"):
