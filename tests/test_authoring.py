@@ -77,6 +77,16 @@ def test_e106_points_at_the_value_that_names_no_step(tmp_path, monkeypatch):
     assert err.startswith("bad.yaml:5:12: error[E106]: cannot drop step `letter-spcae`"), err
 
 
+def test_placing_a_step_the_parent_has_is_an_error_not_ignored(tmp_path, monkeypatch):
+    """`after:` on a step the parent has used to be dropped without a word (the step kept its place)."""
+    monkeypatch.chdir(tmp_path)
+    err = _check(tmp_path, "ruleset: mine\nextends: lmms-eval\nmultiple-choice:\n  steps:\n"
+                           "    - {id: letter-period, after: bracketed-letter}\n")
+    assert err.startswith("bad.yaml:5:27: error[E106]: `after:` places a NEW step, and `letter-period` is a step "
+                          "of the parent (it keeps its place)"), err
+    assert "help: to move it: `{id: letter-period, drop: true}`" in err
+
+
 def test_a_tab_in_indentation_is_one_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     err = _check(tmp_path, "ruleset: demo\nmultiple-choice:\n\tsteps: []\n")
@@ -123,7 +133,7 @@ metrics: {breakdown: [subject]}
 multiple-choice:
   prepare: [lowercase]
   steps:
-    - {id: bare, pick: null, after: paren, find: {token: "{letter}", }}
+    - {id: bare, pick: null, find: {token: "{letter}", }}
     - {id: paren, drop: true}
     - {id: one, before: bare, find: {literal: "1"}}
     - {id: two, after: one, find: {literal: "2"}}
@@ -141,7 +151,7 @@ open: null
     assert mc["prepare"] == ["lowercase"] and mc["compare"] == "letter"   # keys replace; others kept
     assert _steps(data) == ["one", "two", "bare", "last"]           # drop, before, after one added above, append
     bare = mc["steps"][2]
-    assert "pick" not in bare and "after" not in bare               # null removes; before/after ignored for it
+    assert "pick" not in bare                                       # null removes the key
 
 
 def test_from_replaces_the_extends_parents_section(tmp_path):

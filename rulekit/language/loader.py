@@ -265,6 +265,12 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
                 del steps[at]
                 del steps.locs[at]
                 continue
+            placed = [key for key in ("before", "after") if key in override]
+            if placed:  # it would be ignored: a step of the parent keeps its place
+                raise RulesetError(f"`{placed[0]}:` places a NEW step, and `{step_id}` is a step of the parent "
+                                   "(it keeps its place)", _value_loc(override, "@key:" + placed[0], loc),
+                                   help=f"to move it: `{{id: {step_id}, drop: true}}`, then the step under a new id "
+                                        f"with `{placed[0]}: {override[placed[0]]}`", code="E106")
             combined = LocDict(steps[at])
             combined.loc = steps[at].loc
             combined.locs = dict(steps[at].locs)
@@ -392,7 +398,7 @@ parent, itself merged first (a chain may read at most 64 files; a cycle is E107)
 - `steps` merge by `id`; every step of the child needs one (E106). In the child's order:
   - an `id` the parent has: the keys written replace that step's keys one by one (`find:` is replaced
     whole, not merged), a key set to `null` goes back to its default; the step keeps its place
-    (`before:`/`after:` are ignored for it: to move a step, drop it and add it under a new id);
+    (`before:`/`after:` on it is E106: to move a step, drop it and add it under a new id);
   - `drop: true`: removes the parent's step with that id (E106 when there is none);
   - a new `id`: inserted `before: ID` or `after: ID` a step (one of the parent's or one added above
     it; E106 when there is none), else appended after the last step.
