@@ -406,6 +406,12 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
     if len(results) > 1:  # every cross-ruleset number on the records all of them scored (rulekit.report.joint)
         from rulekit.report.joint import compare
         band = compare(results, seed if seed is not None else 0)
+    from rulekit.core.errors import WARNINGS
+    from rulekit.report.model import build_report
+
+    report = build_report(results, band, by=by_fields, seed=seed, inputs=_input_names(inputs, paths),
+                          command=_command_line(), headline=flt.headline() if flt is not None else None,
+                          warnings=WARNINGS.lines())
     if fmt == "html":
         import orjson
 
@@ -413,11 +419,44 @@ def eval_cmd(rulesets, inputs, fields, seed, max_chars, count_unreadable, output
         from rulekit.report.table import report_extra, results_json
 
         _where_note(flt)
-        _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band)))), nl=False)
+        _echo_json(eval_page(results, orjson.loads(results_json(results, report_extra(results, band))), report),
+                   nl=False)
         return
     if fmt == "json":
         _where_note(flt)
-    print_results(results, fmt, _LazyOut(wide), band, headline=flt.headline() if flt is not None else None, wide=wide)
+    print_results(results, fmt, _LazyOut(wide), band, headline=report.headline, wide=wide, report=report)
+
+
+def _input_names(inputs: tuple[str, ...], paths: list[str]) -> list[str]:
+    """The inputs as the report names them: the paths given (`-`: stdin), or the bundled sample's."""
+    return [("stdin" if p == "-" else p) for p in paths] if inputs else [f"{paths[0]} (the bundled sample)"]
+
+
+def _command_line() -> str:
+    """The running command as a shell line, rebuilt from what click parsed (the same under a test runner as in
+    a shell): `rulekit eval -r vlmevalkit --by benchmark file.jsonl`, options left at their default omitted."""
+    import shlex
+
+    ctx = click.get_current_context()
+    words = ["rulekit", ctx.info_name or ""]
+    args = []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if isinstance(param, click.Argument):
+            args += [str(v) for v in (value or ())] if param.multiple or param.nargs != 1 else \
+                ([str(value)] if value is not None else [])
+            continue
+        if value is None or value == param.default or value == () or value is False:
+            continue
+        flag = param.opts[-1] if len(param.opts) > 1 and param.opts[-1].startswith("--") else param.opts[0]
+        if param.is_flag if isinstance(param, click.Option) else False:
+            words.append(flag)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                words += [param.opts[0], str(v)]
+        else:
+            words += [flag, str(value)]
+    return shlex.join([w for w in words if w] + args)
 
 
 @main.command()

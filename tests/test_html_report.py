@@ -81,6 +81,8 @@ def test_the_pages_render_in_headless_chromium_without_console_errors(tmp_path):
     kept (under $RULEKIT_ARTIFACTS when set)."""
     path = _hostile(tmp_path)
     pages = {"eval": _run("eval", "-r", "vlmevalkit", "-r", "lmms-eval", path, "--format", "html"),
+             "eval-by-benchmark": _run("eval", "-r", "vlmevalkit", "-r", "lmms-eval", "--by", "benchmark",
+                                       "--format", "html"),
              "diff": _run("diff", "-r", "vlmevalkit", "-r", "lmms-eval", path, "--format", "html"),
              "reproduce": _run("reproduce", LMMS, "--format", "html")}
     keep = Path(os.environ.get("RULEKIT_ARTIFACTS") or tmp_path)
@@ -91,13 +93,17 @@ def test_the_pages_render_in_headless_chromium_without_console_errors(tmp_path):
     for name, page in pages.items():
         html_file = tmp_path / f"{name}.html"
         html_file.write_text(page, encoding="utf-8")
-        shot = keep / f"report-{name}.png"
         base = [CHROMIUM, *flags, f"--user-data-dir={tmp_path / ('profile-' + name)}"]
         dom = subprocess.run([*base, "--dump-dom", html_file.as_uri()], capture_output=True, text=True, timeout=120)
         assert dom.returncode == 0, dom.stderr[-2000:]
-        assert f"<h1>rulekit {name}" in dom.stdout and "<table>" in dom.stdout
+        assert f"<h1>rulekit {name.split('-')[0]}" in dom.stdout and "<table>" in dom.stdout
+        if name == "eval-by-benchmark":  # the chart is drawn: its SVG is in the DOM Chromium built
+            assert "<svg" in dom.stdout and "<rect" in dom.stdout
         console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Content Security Policy" in line]
         assert console == [], console
-        run = subprocess.run([*base, "--window-size=1200,1600", f"--screenshot={shot}", html_file.as_uri()],
-                             capture_output=True, text=True, timeout=120)
-        assert run.returncode == 0 and shot.stat().st_size > 10_000, run.stderr[-2000:]
+        sizes = [(1200, 1600)] if name != "eval-by-benchmark" else [(1400, 2400), (390, 2400)]  # desktop, phone
+        for width, height in sizes:
+            shot = keep / (f"report-{name}.png" if len(sizes) == 1 else f"report-{name}-{width}.png")
+            run = subprocess.run([*base, f"--window-size={width},{height}", f"--screenshot={shot}", html_file.as_uri()],
+                                 capture_output=True, text=True, timeout=120)
+            assert run.returncode == 0 and shot.stat().st_size > 10_000, run.stderr[-2000:]

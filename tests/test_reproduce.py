@@ -665,7 +665,7 @@ def test_verdicts_kept_only_in_a_pickle_are_read_as_plain_data_and_a_hostile_one
     out = json.loads(_run(tmp_path / "plain", "--format", "json").stdout)
     overall = next(r for r in out["results"] if r["metric"] == "Overall")
     assert overall["matched"] and out["missed"] == []
-    assert "its rules leave the same 1 rows unmatched as vila_13b_MMStar_openai_result.pkl shows" in overall["notes"]
+    assert "its rules leave the same 1 row unmatched as vila_13b_MMStar_openai_result.pkl shows" in overall["notes"]
     result = _run(tmp_path / "hostile", "--format", "json")
     assert not (tmp_path / "ran").exists()
     out = json.loads(result.stdout)

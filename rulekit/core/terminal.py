@@ -67,3 +67,8 @@ def safe_console(**kwargs: Any) -> Any:
     for name in ("markup", "emoji", "highlight"):
         kwargs.setdefault(name, False)
     return SafeConsole(**kwargs)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`n` and `word` in its number: `1 row`, `2 rows`, `1,024 rows` (`many`: an irregular plural)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

@@ -10,6 +10,7 @@ program can read the numbers back from the page.
 from __future__ import annotations
 
 import html
+import re
 from typing import Any, Iterable
 
 import orjson
@@ -22,8 +23,10 @@ h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.15em;margin:1.6em 0 .5em;border-
 table{border-collapse:collapse;margin:.4em 0 1em;font-variant-numeric:tabular-nums}
 th,td{padding:.25em .7em;border-bottom:1px solid #e6e8ef;text-align:left;vertical-align:top}
 th{background:#f4f5f9;font-weight:600}td.n{text-align:right}
-.bar{display:flex;height:1.1em;width:520px;border-radius:3px;overflow:hidden;background:#eee}
-.bar span{display:block;height:100%}
+.bar{display:flex;height:1.1em;width:520px;max-width:100%;border-radius:3px;overflow:hidden;background:#eee}
+.bar span{display:block;height:100%;color:#fff;font-size:11px;line-height:1.1em;text-align:center;overflow:hidden;white-space:nowrap}
+.abstain,.unreadable{color:#1d2330!important}.run{list-style:none;padding:0}.run code{word-break:break-all}.chartbox{overflow-x:auto}.chart{min-width:540px}.warn li{color:#8a5a00}
+@media (max-width:600px){.bar{width:100%;min-width:180px}table{display:block;overflow-x:auto}}
 .rule{background:#3d7be0}.judge{background:#8e5bd6}.fallback{background:#e0a030}.abstain{background:#9aa3b5}
 .unresolved{background:#d9534f}.error{background:#6b1b1b}.unreadable{background:#c8ccd6}
 .a_right_only{background:#2f9e5b}.b_right_only{background:#d9534f}.both_wrong{background:#9aa3b5}.both_right{background:#3d7be0}
@@ -38,6 +41,15 @@ mark{background:#ffe27a;padding:0 1px}
 def esc(value: Any) -> str:
     """Any value as escaped HTML text (None as an em dash)."""
     return "—" if value is None else html.escape(str(value), quote=True)
+
+
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def code_text(value: Any) -> str:
+    """Text as escaped HTML with its `backtick` spans (Markdown's inline code, as notes write rule and file
+    names) shown as <code>, never as raw backticks."""
+    return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", esc(value))
 
 
 def pct(x: float | None, digits: int = 2) -> str:
@@ -96,9 +108,11 @@ def table(headers: list[str] | None, rows: Iterable[list[str]], numeric: set[int
     return f"<table>{f'<thead><tr>{head}</tr></thead>' if head else ''}<tbody>{body}</tbody></table>"
 
 
-def bar(parts: list[tuple[str, int]], total: int) -> str:
-    """A stacked bar of (css class, count) parts, each as wide as its share of `total`."""
-    spans = "".join(f'<span class="{cls}" style="width:{100 * count / total:.3f}%" title="{esc(cls)}: {count}"></span>'
+def bar(parts: list[tuple[str, int]], total: int, numbers: bool = False) -> str:
+    """A stacked bar of (css class, count) parts, each as wide as its share of `total`; `numbers`: each part
+    that has room (8% of the bar or more) carries its count."""
+    spans = "".join(f'<span class="{cls}" style="width:{100 * count / total:.3f}%" title="{esc(cls)}: {count:,}">'
+                    + (f"{count:,}" if numbers and count / total >= 0.08 else "") + "</span>"
                     for cls, count in parts if count and total)
     return f'<div class="bar">{spans}</div>'
 
@@ -122,63 +136,145 @@ def marked(text: str, spans: list, limit: int = 4000) -> str:
 
 
 # ---------------------------------------------------------------- eval
-def eval_page(results: list, data: dict) -> str:
-    """`rulekit eval --format html`: each ruleset on the records it scored (accuracy, outcome bars, what it
-    left out and why); with several rulesets, the like-for-like table and band on the records all of them
-    scored and the `--by` tables across rulesets (`data["band"]`, rulekit.report.joint); then each ruleset's
-    own metric tables."""
-    return page("rulekit eval", eval_sections(results, band=data.get("band")), data)
+def eval_page(results: list, data: dict, report: Any = None) -> str:
+    """`rulekit eval --format html`: the run (inputs, command, seed, warnings), an accuracy chart, each
+    ruleset on the records it scored (accuracy, expected accuracy, score, 95% CI, outcome bars with their
+    counts, what it left out and why); with several rulesets, the like-for-like table and band on the
+    records all of them scored and the `--by` tables across rulesets; then each ruleset's own breakdowns.
+    `report`: the run's rulekit.report.model.EvalReport (built from `results` and `data["band"]` if None)."""
+    return page("rulekit eval", eval_sections(results, band=data.get("band"), report=report), data)
 
 
-def eval_sections(results: list, h: str = "h2", band: dict | None = None) -> list[str]:
+def eval_sections(results: list, h: str = "h2", band: dict | None = None, report: Any = None) -> list[str]:
     """The body of an eval page, its headings at level `h` (`rulekit run` nests them under a benchmark);
-    `band`: the like-for-like comparison of several rulesets (rulekit.report.joint), if any."""
+    `band`: the like-for-like comparison of several rulesets (rulekit.report.joint), if any; `report`: the
+    EvalReport to show (built here from `results` and `band` when None)."""
     from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
-    from rulekit.report.table import captions
+    from rulekit.report.model import build_report
+    from rulekit.report.table import outcomes_text
 
-    ci = (band or {}).get("own", {})
-    outcomes = [o for o in OUTCOMES if o != "unreadable" or any(r.unreadable for r in results)]
+    rep = report if report is not None else build_report(results, band)
+    band = rep.band
+    body = []
+    if rep.headline:
+        body.append(f"<p>{esc(rep.headline)}</p>")
+    run = rep.run_lines()
+    if run:
+        body.append('<ul class="run">' + "".join(
+            f"<li><b>{esc(k)}</b>: " + (f"<code>{esc(v)}</code>" if k in ("command", "input") else esc(v)) + "</li>"
+            for k, v in (line.split(": ", 1) for line in run)) + "</ul>")
+    if rep.warnings:
+        body.append(f"<{h}>Warnings</{h}>" + '<ul class="warn">' + "".join(
+            f"<li>{code_text(w)}</li>" for w in rep.warnings) + "</ul>")
+    if rep.chart:
+        body += [f"<{h}>Accuracy by {esc(rep.chart_field)}</{h}>" if rep.chart_field else f"<{h}>Accuracy</{h}>",
+                 accuracy_chart(rep.chart, [s.ruleset for s in rep.scores])]
     rows, bars = [], []
-    for r in results:
-        m = r.metrics
-        rows.append([f"<b>{esc(r.ruleset)}</b>", str(r.n), pct(m.get("accuracy")),
-                     *([ci_text((ci.get(r.ruleset) or {}).get("ci"))] if band else []),
-                     *(str(r.outcomes.get(o, 0)) for o in outcomes),
-                     f"<code>{esc(r.fingerprint)}</code>" + (f" seed={esc(r.seed)}" if r.seed is not None else "")])
-        bars.append([f"<b>{esc(r.ruleset)}</b>", bar([(o, r.outcomes.get(o, 0)) for o in OUTCOMES],
-                                                      sum(r.outcomes.values()))])
-    head = ["ruleset", "n", "accuracy %", *(["95% CI"] if band else []), *outcomes, "fingerprint"]
-    notes = captions(results)
-    body = [f"<{h}>Results: each ruleset on the records it scored</{h}>" if band else f"<{h}>Results</{h}>",
-            table(head, rows, set(range(1, len(head) - 1))),
-            *(["<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"] if notes else []),
-            f"<{h}>Who decided</{h}>", legend(outcomes), table(["ruleset", "outcomes"], bars)]
+    for s in rep.scores:
+        rows.append([f"<b>{esc(s.ruleset)}</b>", f"{s.n:,}", pct(s.accuracy),
+                     *([pct(s.expected)] if rep.show_expected else []),
+                     *([pct(s.score)] if rep.show_score else []),
+                     *([ci_text(s.ci)] if band else []),
+                     *(f"{s.outcomes.get(o, 0):,}" for o in rep.outcomes),
+                     f"<code>{esc(s.fingerprint)}</code>" + (f" seed={esc(s.seed)}" if s.seed is not None else "")])
+        total = sum(s.outcomes.values())
+        bars.append([f"<b>{esc(s.ruleset)}</b>",
+                     bar([(o, s.outcomes.get(o, 0)) for o in OUTCOMES], total, numbers=True)
+                     + f'<div class="muted">{esc(outcomes_text(s, rep.outcomes))}</div>'])
+    head = ["ruleset", "n", "accuracy %", *(["expected %"] if rep.show_expected else []),
+            *(["score %"] if rep.show_score else []), *(["95% CI"] if band else []), *rep.outcomes, "fingerprint"]
+    body += [f"<{h}>Results: each ruleset on the records it scored</{h}>" if band else f"<{h}>Results</{h}>",
+             table(head, rows, set(range(1, len(head) - 1))),
+             *(["<ul>" + "".join(f"<li>{code_text(n)}</li>" for n in rep.notes) + "</ul>"] if rep.notes else []),
+             f"<{h}>Who decided</{h}>", legend(rep.outcomes), table(["ruleset", "outcomes"], bars)]
     if band and not band["comparable"]:
         items = "".join(f"<li>{esc(x)}</li>" for x in left_out_lines(band))
         body += [f"<{h}>Like for like</{h}>", f"<ul>{items}</ul>", f"<p><b>{esc(band_line(band))}</b></p>"]
     elif band:
         body += [f"<{h}>Like for like: the {band['n']:,} records every ruleset scored</{h}>",
                  table(["ruleset", "n", "accuracy %", "95% CI", "own records left out"],
-                       ([esc(name), str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
+                       ([esc(name), f"{band['n']:,}", pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
                          esc(left_out_text(band["left_out"].get(name, {})))] for name in band["rulesets"]), {1, 2, 3}),
                  f"<p><b>{esc(band_line(band))}</b></p>"]
-        for field, values in (band.get("by") or {}).items():
+        for fld, values in (band.get("by") or {}).items():
             names = band["rulesets"]
-            body += [f"<{h}>Like for like by {esc(field)}: per {esc(field)}, the records every ruleset scored</{h}>",
-                     table([field, "n", *(f"{n} %" for n in names), "spread", "left out"],
-                           ([esc(v), str(f["n"]), *(pct(f["accuracy"].get(n)) for n in names), pct(f["spread"]),
+            body += [f"<{h}>Like for like by {esc(fld)}: per {esc(fld)}, the records every ruleset scored</{h}>",
+                     table([fld, "n", *(f"{n} %" for n in names), "spread", "left out"],
+                           ([esc(v), f"{f['n']:,}", *(pct(f["accuracy"].get(n)) for n in names), pct(f["spread"]),
                              esc(left_out_text(f["left_out"]))] for v, f in values.items()),
                            set(range(1, len(names) + 3)))]
     own = " (its own records)" if band else ""
-    for r in results:
-        for key, value in r.metrics.items():
-            if key.startswith("by_") and isinstance(value, dict) and value and \
-                    all(isinstance(v, dict) for v in value.values()):
-                names = [k for k in next(iter(value.values())) if isinstance(next(iter(value.values()))[k], (int, float))]
-                body += [f"<{h}>{esc(r.ruleset)}: by {esc(key[3:])}{own}</{h}>",
-                         table([key[3:], *names], ([esc(v), *(_num(f.get(n)) for n in names)] for v, f in value.items()),
-                               set(range(1, len(names) + 1)))]
+    for b in rep.breakdowns:
+        head = [b.field, "n", "accuracy %", "expected %", *(["score %"] if b.show_score else [])]
+        body += [f"<{h}>{esc(b.ruleset)} by {esc(b.field)}{own}</{h}>",
+                 table(head, ([esc(x.value), "—" if x.n is None else f"{x.n:,}", pct(x.accuracy), pct(x.expected),
+                               *([pct(x.score)] if b.show_score else [])] for x in b.rows),
+                       set(range(1, len(head))))]
     return body
+
+
+PALETTE = ("#3d7be0", "#e0a030", "#2f9e5b", "#8e5bd6", "#d9534f", "#17a2b8", "#6b4e16", "#c2185b")
+
+
+def accuracy_chart(points: list, rulesets: list[str], limit: int = 60) -> str:
+    """An inline SVG (no script) of accuracy per group × ruleset: one horizontal bar per ruleset in each
+    group, its 95% Wilson interval as a whisker, the accuracy written at its end; groups past `limit` are
+    left out (and said to be). Scales to the page's width (viewBox)."""
+    groups: list[str] = []
+    for p in points:
+        if p.group not in groups:
+            groups.append(p.group)
+    shown = groups[:limit]
+    colour = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(rulesets)}
+    label_w, plot_w, right, bar_h, gap = 170, 480, 60, 14, 10
+    width = label_w + plot_w + right
+    per = {g: [p for p in points if p.group == g] for g in shown}
+    legend_h = 22
+    y, parts = legend_h + 18, []
+    x0 = label_w
+    for pct_tick in (0, 25, 50, 75, 100):  # the axis grid
+        x = x0 + plot_w * pct_tick / 100
+        parts.append(f'<text x="{x:.1f}" y="{legend_h + 12}" text-anchor="middle" class="ax">{pct_tick}%</text>')
+    grid_top = legend_h + 16
+    for g in shown:
+        top = y
+        for p in per[g]:
+            w = plot_w * p.accuracy
+            lo, hi = x0 + plot_w * p.lo, x0 + plot_w * p.hi
+            mid = y + bar_h / 2
+            c = colour.get(p.ruleset, PALETTE[0])
+            parts.append(f'<rect x="{x0}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{c}">'
+                         f"<title>{esc(g)} · {esc(p.ruleset)}: {pct(p.accuracy)}% "
+                         f"(95% CI {pct(p.lo)}–{pct(p.hi)}, n={p.n:,})</title></rect>")
+            parts.append(f'<path d="M{lo:.1f} {mid:.1f}H{hi:.1f}M{lo:.1f} {mid - 4:.1f}V{mid + 4:.1f}'
+                         f'M{hi:.1f} {mid - 4:.1f}V{mid + 4:.1f}" class="ci"/>')
+            parts.append(f'<text x="{max(hi, x0 + w) + 4:.1f}" y="{mid + 4:.1f}" class="v">{pct(p.accuracy)}</text>')
+            y += bar_h + 2
+        parts.append(f'<text x="{label_w - 8}" y="{(top + y) / 2 + 4:.1f}" text-anchor="end" class="g">'
+                     f"{esc(_short(g))}<title>{esc(g)}</title></text>")
+        y += gap
+    for pct_tick in (0, 25, 50, 75, 100):
+        x = x0 + plot_w * pct_tick / 100
+        parts.insert(0, f'<line x1="{x:.1f}" y1="{grid_top}" x2="{x:.1f}" y2="{y - gap + 2}" class="grid"/>')
+    keys, kx = [], x0
+    for name in rulesets:
+        keys.append(f'<rect x="{kx}" y="4" width="12" height="12" fill="{colour[name]}"/>'
+                    f'<text x="{kx + 16}" y="14" class="g">{esc(_short(name, 28))}</text>')
+        kx += 24 + 7 * min(len(name), 28)
+    height = y - gap + 8
+    svg = (f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" '
+           f'width="100%" style="max-width:{width}px" aria-label="accuracy per group and ruleset">'
+           "<style>.ax,.g,.v{font:11px system-ui,sans-serif;fill:#1d2330}.v{font-weight:600}"
+           ".grid{stroke:#e1e4ec;stroke-width:1}.ci{stroke:#1d2330;stroke-width:1.3;fill:none}</style>"
+           + "".join(keys) + "".join(parts) + "</svg>")
+    note = (f'<p class="muted">{len(shown)} of {len(groups)} groups shown.</p>' if len(groups) > len(shown) else "")
+    return ('<div class="chartbox">' + svg + '</div><p class="muted">Bars: accuracy % on the records each ruleset scored; whiskers: 95% Wilson '
+            "score interval.</p>" + note)
+
+
+def _short(text: str, limit: int = 30) -> str:
+    """A label cut to `limit` characters (with an ellipsis)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _num(x: Any) -> str:
@@ -278,19 +374,21 @@ def run_page(runs: list[dict], data: dict) -> str:
 # ---------------------------------------------------------------- reproduce
 def reproduce_page(rows: list, notes: list[str], data: dict) -> str:
     """`rulekit reproduce --format html`: one row per published number, notes and differing records."""
-    from rulekit.report.reproduce import is_headline
+    from rulekit.report.reproduce import is_headline, same_digits, summary_line
 
     rows = sorted(rows, key=lambda r: (r.file, r.split, not is_headline(r), r.metric))
     out = []
     for r in rows:
         shown = r.shown()
         out.append([esc(r.model), esc(r.benchmark), esc(r.metric), esc(r.split), esc(r.reported),
-                     "—" if shown is None else f"{shown:.6f}",
+                     "—" if shown is None else esc(same_digits(r.reported, shown)),
                      f"<code>{esc(r.ruleset)}</code>" + "".join(f" +<code>{esc(o)}</code>" for o in r.options)
                      + (f"<br><small>{esc(r.generation['from'])} – {esc(r.generation['until'] or 'now')}</small>"
                         if r.generation else ""),
                      '<span class="ok">✓</span>' if r.matched else '<span class="no">✗</span>'])
+    ok = all(r.matched for r in rows) and not any(getattr(n, "missed", False) for n in notes)
     body = ["<h2>Published numbers</h2>",
+            f'<p class="summary"><span class="{"ok" if ok and rows else "no"}">{esc(summary_line(rows, notes))}</span></p>',
             table(["model", "benchmark", "metric", "split", "reported", "reproduced", "ruleset", ""], out, {4, 5})]
     files: dict[str, Any] = {}
     for r in rows:
@@ -300,7 +398,7 @@ def reproduce_page(rows: list, notes: list[str], data: dict) -> str:
         items = "".join(f"<details><summary><code>{esc(d['id'])}</code>: ours {esc(d.get('pred'))} "
                         f"({esc(d.get('outcome'))}, step <code>{esc(d.get('step'))}</code>)</summary>"
                         f"<pre>{esc(d.get('response'))}</pre></details>" for d in diffs)
-        body.append(f"<h2>{esc(file)}</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in r.notes) + "</ul>" + items)
+        body.append(f"<h2>{esc(file)}</h2><ul>" + "".join(f"<li>{code_text(n)}</li>" for n in r.notes) + "</ul>" + items)
     if notes:
-        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{code_text(n)}</li>" for n in notes) + "</ul>")
     return page("rulekit reproduce", body, data)

@@ -9,6 +9,7 @@ import orjson
 from rulekit.core.terminal import json_safe, safe
 from rulekit.run.evaluate import Result
 from rulekit.core.trace import OUTCOMES
+from rulekit.report.model import captions  # noqa: F401  (the results' notes; here before the model was)
 
 
 def pct(value: Any) -> str:
@@ -51,26 +52,6 @@ def _outcomes(results: list[Result]) -> list[str]:
 def seed_label(r: Result) -> str:
     """` seed=N` after a fingerprint when the ruleset draws letters (its decisions depend on the seed)."""
     return f" seed={r.seed}" if r.seed is not None else ""
-
-
-def captions(results: list[Result]) -> list[str]:
-    """What each ruleset left out of its numbers, and why: question types it has no section for, records it
-    cannot read, errors by reason; then, per benchmark, which built-in rulesets read what some cannot."""
-    from rulekit.report.joint import NO_OPTIONS, note_lines, unreadable_notes
-
-    lines = []
-    for r in results:
-        if r.skipped:
-            what = ", ".join(f"{n:,} {t}" for t, n in r.skipped.items())
-            lines.append(f"{r.ruleset}: not scored (no section for them): {what}")
-        if r.unreadable:
-            lines.append(f"{r.ruleset}: {r.unreadable:,} unreadable ({NO_OPTIONS}), "
-                         + ("counted wrong (--count-unreadable)" if r.count_unreadable else
-                            "left out of n and accuracy (--count-unreadable counts them wrong)"))
-        if r.errors:
-            lines.append(f"{r.ruleset}: errors by reason: " + "; ".join(
-                f"{n:,} {reason or 'other'}" for reason, n in r.errors.items()))
-    return lines + note_lines(unreadable_notes(results))
 
 
 def outcomes_text(r: Result, outcomes: list[str], sep: str = ", ") -> str:
@@ -208,52 +189,82 @@ def by_like_for_like_table(band: dict, name: str, values: dict) -> Table:
     return table
 
 
-def results_markdown(results: list[Result], band: dict | None = None) -> str:
-    """GitHub-flavoured Markdown: the results table (each ruleset on the records it scored), what each left
-    out, and with several rulesets the like-for-like table, the band and the `--by` tables across rulesets."""
-    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
+def _md(text: Any) -> str:
+    """Text for a Markdown table cell: `|` escaped, line breaks as spaces."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
-    outcomes = _outcomes(results)
-    head = ["ruleset", "n", "accuracy %", "expected %", *outcomes, "fingerprint"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in results:
-        cells = [r.ruleset, str(r.n), pct(r.metrics.get("accuracy")), pct(r.metrics.get("expected_accuracy")),
-                 *(str(r.outcomes.get(o, 0)) for o in outcomes), f"`{r.fingerprint}`{seed_label(r)}"]
+
+def results_markdown(results: list[Result], band: dict | None = None, report: Any = None) -> str:
+    """GitHub-flavoured Markdown: the run (seed, inputs, command), warnings, the results table (each ruleset on
+    the records it scored: accuracy, expected, score, 95% CI, outcomes), what each left out, with several
+    rulesets the like-for-like table, the band and the `--by` tables across rulesets, then each ruleset's
+    breakdowns (`--by`, `metrics: breakdown:`). `report`: the run's rulekit.report.model.EvalReport
+    (built from `results` and `band` when None)."""
+    from rulekit.report.joint import band_line, ci_text, left_out_lines, left_out_text
+    from rulekit.report.model import build_report
+
+    rep = report if report is not None else build_report(results, band)
+    band = rep.band
+    lines = [f"- {line}" for line in rep.run_lines()]
+    if rep.warnings:
+        lines += [f"- {w}" for w in rep.warnings]
+    if lines:
+        lines.append("")
+    outcomes = rep.outcomes
+    head = ["ruleset", "n", "accuracy %", *(["expected %"] if rep.show_expected else []),
+            *(["score %"] if rep.show_score else []), *(["95% CI"] if band else []), *outcomes, "fingerprint"]
+    lines += ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 2) + "---|"]
+    for s in rep.scores:
+        cells = [_md(s.ruleset), f"{s.n:,}", pct(s.accuracy), *([pct(s.expected)] if rep.show_expected else []),
+                 *([pct(s.score)] if rep.show_score else []), *([ci_text(s.ci)] if band else []),
+                 *(f"{s.outcomes.get(o, 0):,}" for o in outcomes),
+                 f"`{s.fingerprint}`" + (f" seed={s.seed}" if s.seed is not None else "")]
         lines.append("| " + " | ".join(cells) + " |")
-    notes = captions(results)
-    if notes:
-        lines += [""] + [f"- {line}" for line in notes]
+    if rep.notes:
+        lines += [""] + [f"- {line}" for line in rep.notes]
     if band and not band["comparable"]:
         lines += [""] + [f"- {line}" for line in left_out_lines(band)] + ["", band_line(band)]
     elif band:
         lines += ["", f"**Like for like: the {band['n']:,} records every ruleset scored**", "",
                   "| ruleset | n | accuracy % | 95% CI | own records left out |", "|---|---:|---:|---:|---|"]
         for name in band["rulesets"]:
-            lines.append(f"| {name} | {band['n']} | {pct(band['accuracy'].get(name))} | "
-                         f"{ci_text(band['ci'].get(name))} | {left_out_text(band['left_out'].get(name, {}))} |")
+            lines.append(f"| {_md(name)} | {band['n']:,} | {pct(band['accuracy'].get(name))} | "
+                         f"{ci_text(band['ci'].get(name))} | {_md(left_out_text(band['left_out'].get(name, {})))} |")
         lines += ["", band_line(band)]
         for field, values in (band.get("by") or {}).items():
             lines += ["", f"**Like for like by {field}** (per {field}, the records every ruleset scored)", "",
-                      f"| {field} | n | " + " | ".join(f"{rs} %" for rs in band["rulesets"]) + " | spread | left out |",
+                      f"| {field} | n | " + " | ".join(f"{_md(rs)} %" for rs in band["rulesets"]) + " | spread | left out |",
                       "|---|---:|" + "---:|" * len(band["rulesets"]) + "---:|---|"]
             for value, f in values.items():
                 spread = pct(f["spread"])
                 shares = " | ".join(pct(f["accuracy"].get(rs)) for rs in band["rulesets"])
-                lines.append(f"| {value} | {f['n']} | {shares} | {spread} | {left_out_text(f['left_out'])} |")
+                lines.append(f"| {_md(value)} | {f['n']:,} | {shares} | {spread} | {_md(left_out_text(f['left_out']))} |")
+    own = " (its own records)" if band else ""
+    for b in rep.breakdowns:
+        head = [b.field, "n", "accuracy %", "expected %", *(["score %"] if b.show_score else [])]
+        lines += ["", f"**{_md(b.ruleset)} by {_md(b.field)}{own}**", "", "| " + " | ".join(head) + " |",
+                  "|---|" + "---:|" * (len(head) - 1)]
+        for x in b.rows:
+            lines.append(f"| {_md(x.value)} | {'–' if x.n is None else f'{x.n:,}'} | {pct(x.accuracy)} | "
+                         f"{pct(x.expected)} |" + (f" {pct(x.score)} |" if b.show_score else ""))
     return "\n".join(lines)
 
 
 def print_results(results: list[Result], fmt: str, console: Any, band: dict | None = None,
-                  headline: str | None = None, wide: bool = False) -> None:
+                  headline: str | None = None, wide: bool = False, report: Any = None) -> None:
     """Print results in the chosen format; group metrics get their own table. With several rulesets (`band`:
     rulekit.report.joint.compare), every cross-ruleset number is on the records all of them scored.
     `headline` (e.g. what `--where` kept) goes in the table's title and above the Markdown (JSON: unchanged);
-    `wide`: the full results table (`--wide`), else the compact one that fits 80 columns."""
+    `wide`: the full results table (`--wide`), else the compact one that fits 80 columns; `report`: the run's
+    rulekit.report.model.EvalReport (its breakdowns, warnings, seed, inputs and command), built when None."""
+    from rulekit.report.model import build_report, json_extra
+
+    rep = report if report is not None else build_report(results, band, headline=headline)
     if fmt == "json":
-        console.file.write(json_safe(results_json(results, report_extra(results, band))) + "\n")
+        console.file.write(json_safe(results_json(results, {**report_extra(results, band), **json_extra(rep)})) + "\n")
         return
     if fmt == "markdown":
-        console.file.write(safe((f"{headline}\n\n" if headline else "") + results_markdown(results, band)) + "\n")
+        console.file.write(safe((f"{headline}\n\n" if headline else "") + results_markdown(results, band, rep)) + "\n")
         return
     table = results_table(results, band, wide=wide)
     if headline:
@@ -282,9 +293,9 @@ def print_results(results: list[Result], fmt: str, console: Any, band: dict | No
     for r in results:
         if "genuine_accuracy" in r.metrics:
             console.print(render_group_table(r.metrics, f"{r.ruleset}: group metrics (%)"))
-        for key, value in r.metrics.items():
-            if key.startswith("by_") and isinstance(value, dict) and "genuine_accuracy" not in r.metrics:
-                console.print(_breakdown_table(r.ruleset, key[3:], value, own))
+        for b in rep.breakdowns:
+            if b.ruleset == r.ruleset:
+                console.print(_breakdown_table(b, own))
         if "binary" in r.metrics:
             console.print(_binary_table(r.ruleset, r.metrics))
         if r.metrics.get("all_correct"):
@@ -349,20 +360,20 @@ def _binary_table(ruleset: str, metrics: dict) -> Table:
     return table
 
 
-def _breakdown_table(ruleset: str, name: str, values: dict, own: str = "") -> Table:
+def _breakdown_table(b: Any, own: str = "") -> Table:
+    """A ruleset's breakdown (rulekit.report.model.Breakdown): per value n, accuracy, expected and score."""
     from rich.table import Table
 
-    table = Table(title=f"{ruleset} by {name}{own}", title_justify="left")
-    table.add_column(name)
+    table = Table(title=f"{b.ruleset} by {b.field}{own}", title_justify="left")
+    table.add_column(b.field)
     table.add_column("n", justify="right")
     table.add_column("accuracy %", justify="right")
     table.add_column("expected %", justify="right")
-    show_score = any(isinstance(m, dict) and "score" in m for m in values.values())
-    if show_score:
+    if b.show_score:
         table.add_column("score %", justify="right")
-    for key, m in values.items():
-        cells = [str(key), str(m.get("n")), pct(m.get("accuracy")), pct(m.get("expected_accuracy"))]
-        if show_score:
-            cells.append(pct(m.get("score", m.get("accuracy"))))
+    for x in b.rows:
+        cells = [x.value, str(x.n), pct(x.accuracy), pct(x.expected)]
+        if b.show_score:
+            cells.append(pct(x.score))
         table.add_row(*cells)
     return table

@@ -363,6 +363,7 @@ class RulesetRun:
         self.keep = keep
         self.decisions: list[Decision] = []
         self.records: list[Record] = []
+        self.last: Decision | None = None  # the decision of the record `row` saw last (None: not this ruleset's)
 
     def row(self, record: Record) -> bytes | tuple | None:
         """Decide `record` and count it; returns its decisions-file line (None: not this ruleset's).
@@ -371,7 +372,7 @@ class RulesetRun:
         returns ``(slot, record id, section, options)`` instead: its place is held in the counts
         (`MetricsPlan.reserve`) and `options` holds the decision each letter would make
         (`engine.DrawLater`), so the parent only draws."""
-        decision = self.evaluator.decide(record)
+        decision = self.last = self.evaluator.decide(record)
         if decision is None:
             self.acc.skip(record)
             return None
@@ -445,7 +446,8 @@ def commit_writers(stack: ExitStack, writers: list[AtomicWriter | None], results
 def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed: int | None = None,
              output_dir: str | None = None, on_progress: Callable[[int], None] | None = None,
              max_chars: int = MAX_CHARS, keep: bool = False, count_unreadable: bool = False,
-             compare_by: list[str] | tuple = ()) -> list[Result]:
+             compare_by: list[str] | tuple = (),
+             on_decisions: Callable[[Record, list[Decision | None]], None] | None = None) -> list[Result]:
     """Apply every ruleset to every record (one pass over the input, in one process).
 
     Memory stays flat in the input size: each decision is written and counted, then dropped,
@@ -454,7 +456,9 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
     Decisions with outcome `unreadable` are written but left out of `n` and the metrics unless
     `count_unreadable`. With several rulesets, `compare_by` fields are noted per record
     (`Result.keys`) for like-for-like breakdowns. `rulekit.run.parallel.evaluate_files` runs the
-    same thing over worker processes.
+    same thing over worker processes. `on_decisions(record, decisions)`, when given, is called for every
+    record with each ruleset's decision (None: the ruleset has no section for it), in input order
+    (`rulekit.score`).
     """
     runs = [RulesetRun(rs, seed, max_chars, keep, write=bool(output_dir), count_unreadable=count_unreadable)
             for rs in rulesets]
@@ -475,6 +479,8 @@ def evaluate(rulesets: list[CompiledRuleset], records: Iterable[Record], *, seed
                     writer.write(line)
             if keys is not None:
                 keys.add(record)
+            if on_decisions is not None:
+                on_decisions(record, [run.last for run in runs])
             if on_progress is not None and n % 2000 == 0:
                 on_progress(n)
         results = finish_results(runs, seed, audit, keys)

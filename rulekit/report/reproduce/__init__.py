@@ -30,10 +30,11 @@ from rulekit.report.reproduce.generations import Scored, generation, reproduce, 
 from rulekit.report.reproduce.names import split_name
 from rulekit.report.reproduce.published import Published, is_finite_number, read_report
 from rulekit.report.reproduce.registry import Family, families_for, registry
-from rulekit.report.reproduce.render import as_json, exit_code, render_markdown, render_table
+from rulekit.report.reproduce.render import (as_json, exit_code, render_markdown, render_table, same_digits,
+                                             summary_line)
 from rulekit.report.reproduce.sheets import roll_failed, rolls_judged_right
 
 __all__ = ["HEADLINES", "Artifact", "Family", "Published", "Row", "Scored", "as_json", "exit_code", "families_for",
            "find_artifacts", "generation", "is_finite_number", "is_headline", "read_report", "registry",
            "render_markdown", "render_table", "reproduce", "roll_failed", "rolls_judged_right", "rows_of",
-           "score_artifact", "split_name"]
+           "same_digits", "score_artifact", "split_name", "summary_line"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rulekit.core.terminal import plural
 from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.files import kept_records
 from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_headline
@@ -140,7 +141,7 @@ def score_artifact(art: Artifact) -> Scored:
         replies, guessed, unmatched = (sheet_judge_replies(art.result_sheet) if art.result_sheet is not None
                                        else ({}, set(), None))
     if (replies or guessed) and family.judged:
-        notes.append(f"{art.result_sheet.name}: {len(replies)} rows decided on the judge's reply (replayed), "
+        notes.append(f"{art.result_sheet.name}: {plural(len(replies), 'row')} decided on the judge's reply (replayed), "
                      f"{len(guessed)} guessed at random by VLMEvalKit"
                      + (f", {len(never)} never judged (after a failed rotation of their group)" if never else ""))
         judged = []
@@ -151,7 +152,7 @@ def score_artifact(art: Artifact) -> Scored:
                 judged.append(result)
         results = judged + results  # with the framework's judge replies first
         if guessed:
-            notes.append(f"{len(guessed)} rows were VLMEvalKit's unseeded random guess: rulekit draws its own, "
+            notes.append(f"{plural(len(guessed), 'row')} were VLMEvalKit's unseeded random guess: rulekit draws its own, "
                          "so those rows can differ")
     if not results:
         notes.append(f"{', '.join(f'`{n}`' for n in family.rulesets)} asks a judge: reproducing needs the judge's "
@@ -238,16 +239,16 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
         off = sheet_distance(chosen)
         notes.append(f"its per-record scores equal the samples log's `{sc.logged[0]}` on all {len(sc.logged[1])} records"
                      if off == 0 else f"its per-record scores differ from the samples log's `{sc.logged[0]}` "
-                                      f"on {off} records")
+                                      f"on {plural(off, 'record')}")
     if unmatched is not None:
         off = sheet_distance(chosen)
-        notes.append(f"its rules leave the same {len(unmatched)} rows unmatched as {art.result_sheet.name} shows"
+        notes.append(f"its rules leave the same {plural(len(unmatched), 'row')} unmatched as {art.result_sheet.name} shows"
                      if off == 0 else f"its rules and {art.result_sheet.name} disagree on which rows the rules "
-                                      f"matched: {off} rows")
+                                      f"matched: {plural(off, 'row')}")
     if whole is None:
         missed = sum(1 for v in agree.values() if not v)
         if overall is not None:
-            notes.append(f"{_label(art, heads)} reproduced; {missed} other numbers are not (see their rows)")
+            notes.append(f"{_label(art, heads)} reproduced; {plural(missed, 'other number')} {'is' if missed == 1 else 'are'} not (see their rows)")
         else:  # each generation's figure for the headline number, as the table shows it
             head = heads[0] if heads else next(iter(agree))
             tried = ", ".join(f"{sc.label(s)} {_shown(s[1], art, head, percent)}" for s in scored)
@@ -338,8 +339,8 @@ def _index_join_note(sc: Scored, chosen: tuple, dup: int) -> str:
             f"{100 * (with_it - without):+.2f} points" if with_it is not None and without is not None else "")
     rows = sc.joined[id(chosen[0] if is_joined else other[0])]
     if is_joined:
-        return head + f"; scored with the option `{INDEX_JOIN}` ({rows} rows take their index's last answer; {size})"
-    return head + f"; the option `{INDEX_JOIN}` ({rows} rows) does not give the numbers back ({size})"
+        return head + f"; scored with the option `{INDEX_JOIN}` ({plural(rows, 'row')} take their index's last answer; {size})"
+    return head + f"; the option `{INDEX_JOIN}` ({plural(rows, 'row')}) does not give the numbers back ({size})"
 
 
 def _overall(ours: dict) -> float | None:

@@ -4,7 +4,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rulekit.core.terminal import plural
 from rulekit.report.reproduce.found import Row, is_headline
+
+
+def same_digits(reported: str, value: float | None) -> str:
+    """`value` written with as many decimals as the published number `reported` has (`73.4` and
+    0.73412 in percent: `73.4`; `0.734567891234` and 0.7345678912: `0.734567891200`), so the two read
+    digit for digit; "-" for None. A published number that is not plain decimal text (`1e-05`): `value`'s
+    shortest round-trip form."""
+    if value is None:
+        return "-"
+    text = reported.strip().removesuffix("%").strip()
+    whole, dot, decimals = text.lstrip("+-").partition(".")
+    if not (whole or decimals) or not (whole.isdigit() or not whole) or not (decimals.isdigit() or not decimals):
+        return repr(value)
+    return f"{value:.{min(len(decimals), 17)}f}"
+
+
+def summary_line(rows: list[Row], notes: list = ()) -> str:
+    """`N/M numbers reproduced`: how many of the published numbers rulekit gave back; then how many report
+    files' numbers were not given back at all (`missed` notes: unreadable, or no prediction file)."""
+    matched = sum(1 for r in rows if r.matched)
+    missed = sum(1 for n in notes if getattr(n, "missed", False))
+    return (f"{matched}/{len(rows)} {'number' if len(rows) == 1 else 'numbers'} reproduced"
+            + (f"; {plural(missed, 'report')} not reproduced at all (see the notes)" if missed else ""))
 
 def _benchmark_labels(rows: list[Row]) -> dict[int, str]:
     """Each row's benchmark as shown: with its report's own ending where one prediction file has several
@@ -48,9 +72,10 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
         ours = row.shown()
         delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
         table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
-                      f"{ours:.6f}" if ours is not None else "-", delta, Text(_named(row)),
+                      same_digits(row.reported, ours), delta, Text(_named(row)),
                       Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
     console.print(table)
+    console.print(Text(summary_line(rows, notes), style="bold"))
     seen = set()
     for row in rows:
         for note in row.notes:
@@ -70,7 +95,7 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     for row in sorted(rows, key=lambda r: (r.model, r.benchmark, r.report, r.split)):
         if not is_headline(row):
             continue
-        ours = "-" if row.reproduced is None else repr(row.shown())
+        ours = same_digits(row.reported, row.shown())
         out.append(f"| {row.model} | {label[id(row)]} | {row.split} | {row.metric} | {row.reported} | {ours} | "
                    f"`{row.ruleset}`{''.join(f' +`{o}`' for o in row.options)} | {'yes' if row.matched else 'no'} |")
     named = {r.generation["name"]: r.generation for r in rows if r.generation}
@@ -81,8 +106,9 @@ def render_markdown(rows: list[Row], notes: list[str]) -> str:
     missed = [r for r in rows if not is_headline(r) and not r.matched]
     if missed:
         out.append("")
-        out.append(f"{len(missed)} other numbers were not reproduced: "
+        out.append(f"{plural(len(missed), 'other number')} {'was' if len(missed) == 1 else 'were'} not reproduced: "
                    + ", ".join(f"{r.model}/{label[id(r)]}/{r.split}/{r.metric}" for r in missed[:20]))
+    out += ["", f"**{summary_line(rows, notes)}**"]
     for note in notes:
         out.append(f"\n- {note}")
     return "\n".join(out) + "\n"

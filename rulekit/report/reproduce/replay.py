@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rulekit.core.terminal import plural
+
+
 def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], guessed: set[str],
              sheet: Path, grades: dict[str, str] | None = None) -> list[tuple[Any, str | None]]:
     """Each judged generation run with the sheet's judge replies imported into a temporary judge cache
@@ -50,7 +53,7 @@ def replayed(names: tuple[str, ...], records: list, replies: dict[str, str], gue
             configure(base_url=url, model=model, cache=cache, replay=True)
             for rs, missing in ready:
                 if missing:
-                    out.append((None, f"`{rs.name}` would ask the judge about {len(missing)} rows the sheet "
+                    out.append((None, f"`{rs.name}` would ask the judge about {plural(len(missing), 'row')} the sheet "
                                       f"has no judge reply for (first: {missing[0]})"))
                 else:
                     out.append((evaluate([rs], records, keep=True, count_unreadable=True)[0], None))
