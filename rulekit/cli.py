@@ -25,6 +25,35 @@ def _err():
     return safe_console(stderr=True, soft_wrap=True)
 
 
+def complete_rulesets(ctx, param, incomplete: str) -> list:
+    """Shell completion of a ruleset (`-r`, `check`, `test`): the built-in names that start with what is typed,
+    then the directories and `*.yaml`/`*.yml` files under the typed path. Enabled with
+    `eval "$(_RULEKIT_COMPLETE=bash_source rulekit)"` (zsh_source, fish_source likewise)."""
+    from click.shell_completion import CompletionItem
+
+    from rulekit.core.resources import builtin_rulesets
+
+    items = [CompletionItem(name, help="built-in") for name in builtin_rulesets() if name.startswith(incomplete)]
+    folder, slash, prefix = incomplete.rpartition("/")
+    base = Path(folder + slash or ".")
+    try:
+        entries = sorted(base.iterdir()) if base.is_dir() else []
+    except OSError:
+        entries = []
+    for entry in entries:
+        if not entry.name.startswith(prefix) or (entry.name.startswith(".") and not prefix.startswith(".")):
+            continue
+        shown = folder + slash + entry.name
+        try:
+            if entry.is_dir():
+                items.append(CompletionItem(shown + "/"))
+            elif entry.suffix in (".yaml", ".yml"):
+                items.append(CompletionItem(shown))
+        except OSError:
+            continue
+    return items
+
+
 def _out(wide: bool = False):
     """stdout's console: a terminal's width; piped, COLUMNS when it is set, else 200. `wide` (`--wide`): at
     least 200 columns, so a full table is drawn whole (a terminal then wraps its lines) rather than cut."""
@@ -296,7 +325,7 @@ def _progress(enabled: bool, sized: bool):
 
 
 @main.command("eval")
-@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Built-in name or YAML path; repeatable.")
+@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Built-in name or YAML path; repeatable.", shell_complete=complete_rulesets)
 @input_options
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write DIR/<ruleset>.decisions.jsonl.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
@@ -431,7 +460,7 @@ def _command_line() -> str:
 
 
 @main.command()
-@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Exactly two rulesets: -r A -r B.")
+@click.option("-r", "--ruleset", "rulesets", multiple=True, required=True, help="Exactly two rulesets: -r A -r B.", shell_complete=complete_rulesets)
 @input_options
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
               help="html: one self-contained page (no network, no script) carrying the json as data.")
@@ -498,7 +527,7 @@ def diff(rulesets, inputs, fields, seed, max_chars, count_unreadable, fmt, show,
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, shell_complete=complete_rulesets)
 @user_errors
 def check(files):
     """Validate and lint rulesets; every problem as file:line:col. Exit 2 on errors, 1 on lint findings."""
@@ -587,7 +616,7 @@ def _parse_options(text: str | None) -> dict | None:
 
 
 @main.command()
-@click.option("-r", "--ruleset", "ruleset", required=False, help="Built-in name or YAML path.")
+@click.option("-r", "--ruleset", "ruleset", required=False, help="Built-in name or YAML path.", shell_complete=complete_rulesets)
 @click.option("--id", "record_id", help="Record id to explain (needs INPUT).")
 @click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--response", help="Explain this reply instead of a record from INPUT.")
@@ -649,7 +678,7 @@ def explain(ruleset, record_id, inputs, response, options_text, answer, question
 
 
 @main.command()
-@click.argument("rulesets", nargs=-1)
+@click.argument("rulesets", nargs=-1, shell_complete=complete_rulesets)
 @click.option("--cases", "case_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Golden case files (ruleset: NAME, cases: [...]) to run as well.")
 @user_errors
@@ -768,7 +797,7 @@ def generate(model, data, split, data_config, layout, prompt, output, resume, ov
 @click.option("--model", required=True, help="Model path or name (with --base-url: the served model).")
 @click.option("--base-url", help="An OpenAI-compatible server (e.g. `vllm serve`) instead of vLLM's offline engine.")
 @click.option("--api-key", help="Server API key (default: OPENAI_API_KEY, else none).")
-@click.option("-r", "--ruleset", "rulesets", multiple=True,
+@click.option("-r", "--ruleset", "rulesets", multiple=True, shell_complete=complete_rulesets,
               help="Rulesets to score with (default: the benchmark's Atropos and VLMEvalKit rulesets); repeatable.")
 @click.option("--data", "data", multiple=True, metavar="[NAME=]PATH",
               help="A local copy of a benchmark's release (default: the hub dataset its layout names); repeatable.")

@@ -134,6 +134,48 @@ def test_inspect_score_with_the_rulekit_scorer(tmp_path):
     assert {v[0] for v in want.values()} == {"C", "I", "N"}
 
 
+def test_inspect_score_names_are_the_rulesets_names():
+    """Inspect names scores by their scorer's registered name: `rulekit/NAME` per built-in gives NAME, a YAML
+    file its stem; what Inspect cannot resolve in a `package/name` (a `.` or a `/`) never appears."""
+    from rulekit.adapters import score_name
+
+    assert score_name("vlmevalkit") == "vlmevalkit"
+    assert score_name("vlmevalkit+judge") == "vlmevalkit+judge" and score_name("vlmevalkit@v1") == "vlmevalkit@v1"
+    assert score_name("lmms-eval") != score_name("vlmevalkit")
+    assert score_name("rules/my.rules.yaml") == "my_rules" and score_name("/x/mine.yml") == "mine"
+    assert score_name("/x/strict vlmevalkit.yaml") == "strict_vlmevalkit"
+    assert score_name(".yaml") == "ruleset"
+
+
+@pytest.mark.slow  # an adapter venv, Inspect run twice
+@pytest.mark.skipif(_inspect_python() is None, reason="no venv with Inspect AI (.ci/run makes .venv-inspect)")
+def test_two_rulesets_on_one_inspect_log_keep_their_names(tmp_path):
+    """`inspect score LOG --scorer rulekit/vlmevalkit`, then `--scorer rulekit/lmms-eval --action append`: the
+    log's scores are named `vlmevalkit` and `lmms-eval` (with the generic scorer they were `ruleset`, `ruleset1`)."""
+    import subprocess
+    from pathlib import Path
+
+    python = _inspect_python()
+    bindir = Path(python).parent
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({**doc, "question": doc["question"] or "q", "response": reply}) + "\n"
+                            for doc, reply in _docs(8)), encoding="utf-8")
+    fixtures = Path(__file__).parent / "fixtures" / "inspect"
+    made = subprocess.run([python, fixtures / "make_log.py", rows, tmp_path / "logs"], capture_output=True, text=True,
+                          timeout=300)
+    assert made.returncode == 0, made.stderr[-3000:]
+    log = made.stdout.strip().splitlines()[-1].removeprefix("file://")
+    for name, action in (("vlmevalkit", "overwrite"), ("lmms-eval", "append")):
+        scored = subprocess.run([bindir / "inspect", "score", log, "--scorer", f"rulekit/{name}", "--action", action,
+                                 "--overwrite", "--display", "none"], capture_output=True, text=True, timeout=300)
+        assert scored.returncode == 0, scored.stderr[-3000:]
+    read = subprocess.run([python, "-c", "import sys, json; from inspect_ai.log import read_eval_log; "
+                           "log = read_eval_log(sys.argv[1]); print(json.dumps([s.name for s in log.results.scores]))",
+                           log], capture_output=True, text=True, timeout=120)
+    assert read.returncode == 0, read.stderr[-3000:]
+    assert json.loads(read.stdout) == ["vlmevalkit", "lmms-eval"]
+
+
 def _venv_python(name: str):
     from pathlib import Path
 

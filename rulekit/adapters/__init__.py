@@ -9,6 +9,8 @@ harness from a decision.
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 
@@ -25,3 +27,17 @@ def decision_score(decision: Any) -> float:
     if decision is None:
         return 0.0
     return float(decision.score) if decision.score is not None else float(decision.correct is True)
+
+
+def score_name(ruleset: str) -> str:
+    """The name of `ruleset`'s scores in Inspect (and of its scorer, `rulekit/NAME`): a built-in ruleset's
+    name, a YAML file's name without `.yaml`/`.yml`; a character other than a letter, digit, `_`, `-`,
+    `+` or `@` becomes `_` (Inspect resolves a `package/name` with a `.` or another `/` differently)."""
+    from rulekit.core.resources import builtin_rulesets
+
+    name = ruleset
+    if ruleset not in builtin_rulesets():
+        name = Path(ruleset).name
+        for suffix in (".yaml", ".yml"):
+            name = name.removesuffix(suffix)
+    return re.sub(r"[^A-Za-z0-9_+@-]", "_", name) or "ruleset"

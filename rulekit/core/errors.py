@@ -19,7 +19,8 @@ ERROR_CODES = {
     "E103": "a key appears twice in one mapping (YAML would silently keep the last)",
     "E104": "a tab is used for indentation",
     "E105": "`extends:`/`from:`/`-r` names no built-in ruleset and no file",
-    "E106": "an `extends:` override names a step the parent does not have, or has no `id`",
+    "E106": "an `extends:` override names a step the parent does not have, has no `id`, or places "
+            "(`before:`/`after:`) a step the parent has",
     "E107": "`extends:` forms a cycle",
     "E108": "`extends:`/`from:` chains more files than the limit",
     "E110": "unknown key (with the closest known key as a hint)",

@@ -181,7 +181,7 @@ def _compile_step(position, i, s, raw_steps, ids, all_ids, step_loc) -> Compiled
             raise RulesetError(f"`skip-to: {s.skip_to}` must name a LATER step", step_loc(i, "skip-to"), code="E131")
         skip_to = ids.index(s.skip_to) if s.skip_to in ids else len(ids)
     if finder is None and s.answer is None and s.skip_to is None:
-        raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i), code="E132")
+        raise RulesetError(f"step `{s.id}` has neither `find` nor `answer`", step_loc(i, "find"), code="E132")
     when = compile_condition(s.when, step_loc(i, "when")) if s.when is not None else None
     where = compile_condition(s.where, step_loc(i, "where"), where=True) if s.where is not None else None
     if isinstance(finder, TokenFinder) and where is not None and where.names & {"start", "end"}:

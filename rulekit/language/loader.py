@@ -193,17 +193,20 @@ def read_yaml(path: Path) -> Any:
         raise RulesetError(f"cannot read ruleset: {exc.strerror}", Loc(file, 0, 0), code="E101") from None
     text = decode_utf8(data, file)
     errors: list[RulesetError] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        indent = line[: len(line) - len(line.lstrip())]
-        if "\t" in indent:
-            errors.append(RulesetError("tab used for indentation", Loc(file, number, indent.index("\t") + 1),
-                                       help="YAML indentation must use spaces", code="E104"))
+    tabs = [(number, line.index("\t") + 1) for number, line in enumerate(text.splitlines(), 1)
+            if "\t" in line[: len(line) - len(line.lstrip())]]
+    if tabs:  # one error for one mistake: the YAML error a tab causes is not reported beside it
+        (number, col), more = tabs[0], [str(n) for n, _ in tabs[1:]]
+        also = f" (and on line{'s' if len(more) > 1 else ''} {', '.join(more[:10])}{', ...' if len(more) > 10 else ''})" \
+            if more else ""
+        errors.append(RulesetError("tab used for indentation" + also, Loc(file, number, col),
+                                   help="YAML indentation uses spaces: replace each tab with spaces", code="E104"))
     try:
         node = compose(text, file)
     except RulesetError as exc:
         if not errors:
             raise
-        raise ErrorGroup(errors + [exc]) from None
+        raise errors[0] from None
     if node is None:
         raise RulesetError("the ruleset file is empty", Loc(file, 1, 1), code="E101")
     data = _convert(file, node, errors)
@@ -262,6 +265,12 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
                 del steps[at]
                 del steps.locs[at]
                 continue
+            placed = [key for key in ("before", "after") if key in override]
+            if placed:  # it would be ignored: a step of the parent keeps its place
+                raise RulesetError(f"`{placed[0]}:` places a NEW step, and `{step_id}` is a step of the parent "
+                                   "(it keeps its place)", _value_loc(override, "@key:" + placed[0], loc),
+                                   help=f"to move it: `{{id: {step_id}, drop: true}}`, then the step under a new id "
+                                        f"with `{placed[0]}: {override[placed[0]]}`", code="E106")
             combined = LocDict(steps[at])
             combined.loc = steps[at].loc
             combined.locs = dict(steps[at].locs)
@@ -272,12 +281,13 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
                     combined.pop(key, None)
                 else:
                     combined[key] = value
-                    combined.locs[key] = override.locs.get(key, loc)
-                    combined.locs["@key:" + key] = override.locs.get("@key:" + key, loc)
+                # where the author wrote it, also for a `null` (an error about the key it removed points there)
+                combined.locs[key] = override.locs.get(key, loc)
+                combined.locs["@key:" + key] = override.locs.get("@key:" + key, loc)
             steps[at] = combined
             continue
         if override.get("drop"):
-            raise RulesetError(f"cannot drop step `{step_id}`: the parent has no such step", loc,
+            raise RulesetError(f"cannot drop step `{step_id}`: the parent has no such step", _value_loc(override, "id", loc),
                                help=_did_you_mean(step_id, ids), code="E106")
         new = LocDict({k: v for k, v in override.items() if k not in _STEP_PLACEMENT})
         new.loc, new.locs = override.loc, override.locs
@@ -285,12 +295,19 @@ def _merge_steps(parent_steps: list, child_steps: list, file: str) -> LocList:
         for key, delta in (("before", 0), ("after", 1)):
             if key in override:
                 if override[key] not in ids:
-                    raise RulesetError(f"`{key}: {override[key]}` names no step of the parent", loc,
+                    raise RulesetError(f"`{key}: {override[key]}` in step `{step_id}` names no step of the parent",
+                                       _value_loc(override, key, loc),
                                        help=_did_you_mean(override[key], ids), code="E106")
                 position = ids.index(override[key]) + delta
         steps.insert(position, new)
         steps.locs.insert(position, loc)
     return steps
+
+
+def _value_loc(node: Any, key: str, default: Loc | None) -> Loc | None:
+    """Where the value of `key` in a Loc-annotated mapping was written (`default` when unknown)."""
+    locs = getattr(node, "locs", None)
+    return locs.get(key, default) if isinstance(locs, dict) else default
 
 
 def _did_you_mean(word: str, choices: list) -> str | None:
@@ -344,6 +361,11 @@ def load_data(name_or_path: str, _seen: tuple = (), _reads: list | None = None) 
         if exc.loc is None:
             exc.loc = data.locs.get("extends")
         raise
+    return _merge_ruleset(parent, data, path), parent_files + files
+
+
+def _merge_ruleset(parent: LocDict, data: LocDict, path: Path) -> LocDict:
+    """The ruleset `data` (read from `path`) laid over its `extends:` parent (MERGE_RULES)."""
     merged = LocDict(parent)
     merged.loc, merged.locs = data.loc, dict(parent.locs)
     for key_, value in data.items():
@@ -359,7 +381,69 @@ def load_data(name_or_path: str, _seen: tuple = (), _reads: list | None = None) 
     if "examples" not in data:
         merged.pop("examples", None)
     merged["ruleset"] = data.get("ruleset", path.stem)
-    return merged, parent_files + files
+    return merged
+
+
+# How `extends:` and `from:` merge, as `rulekit vocabulary` prints it. It describes the functions above
+# (`load_data`, `_merge_ruleset`, `_merge_section`, `_merge_steps`); the example under it is merged by
+# them each time it is printed (`merge_example`), and tests/test_authoring.py checks each rule.
+MERGE_RULES = """\
+A ruleset with `extends: PARENT` (a built-in name, or a path relative to the file) starts from the
+parent, itself merged first (a chain may read at most 64 files; a cycle is E107):
+- Top-level keys written in the child replace the parent's whole (`summary`, `reproduces`, `metrics`,
+  ...). `ruleset:` is never inherited (default: the file's name); nor are `examples:` (a child without
+  them has none). `open: null` (or `multiple-choice: null`) removes that section.
+- A section written in the child merges into the parent's section: each key written replaces the
+  parent's value whole (`prepare`, `fallback`, `normalize`, `compare`, ...), except `steps`.
+- `steps` merge by `id`; every step of the child needs one (E106). In the child's order:
+  - an `id` the parent has: the keys written replace that step's keys one by one (`find:` is replaced
+    whole, not merged), a key set to `null` goes back to its default; the step keeps its place
+    (`before:`/`after:` on it is E106: to move a step, drop it and add it under a new id);
+  - `drop: true`: removes the parent's step with that id (E106 when there is none);
+  - a new `id`: inserted `before: ID` or `after: ID` a step (one of the parent's or one added above
+    it; E106 when there is none), else appended after the last step.
+- `from: RULESET` in a section starts that section from RULESET's section instead (merged by the
+  same rules: keys replace, steps by id), and the result replaces the `extends:` parent's section
+  rather than merging into it."""
+
+MERGE_EXAMPLE_PARENT = """\
+ruleset: parent
+summary: letters first
+multiple-choice:
+  compare: letter
+  steps:
+    - {id: paren, find: {literal: "({letter})"}}
+    - {id: bare, find: {token: "{letter}"}, pick: first}
+    - {id: text, find: {option-text: {}}}
+"""
+
+MERGE_EXAMPLE_CHILD = """\
+ruleset: child
+extends: parent.yaml
+multiple-choice:
+  steps:
+    - {id: bare, pick: last}                # override one key
+    - {id: text, drop: true}                # remove a step
+    - id: answer-is                         # a new step, placed before `bare`
+      before: bare
+      find: {phrases: ["answer is"]}
+"""
+
+
+def merge_example() -> dict:
+    """MERGE_EXAMPLE_CHILD merged over MERGE_EXAMPLE_PARENT as plain data, by the loader's own merge (so
+    what `rulekit vocabulary` prints as the result is what the loader does)."""
+    parent = _convert("parent.yaml", compose(MERGE_EXAMPLE_PARENT, "parent.yaml"), [])
+    child = _convert("child.yaml", compose(MERGE_EXAMPLE_CHILD, "child.yaml"), [])
+    return _plain(_merge_ruleset(parent, child, Path("child.yaml")))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _resolve_relative(name: str, including: Path) -> str:
@@ -420,13 +504,19 @@ def key_loc(data: Any, path: tuple) -> Loc | None:
 
 
 def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
-    """Turn pydantic errors into located, friendly RulesetErrors (with did-you-mean for keys)."""
+    """Turn pydantic errors into located RulesetErrors in the author's terms: a step is named by its `id`
+    (not by its index in the merged list), the position is where the author wrote the value (their own
+    file, also through `extends:`), an unknown key, word or value gets a did-you-mean, and pydantic's
+    internal names (a union's `bare` member) never show. Ordered by position in each file."""
     from rulekit.language.schema import known_keys
 
     out: list[RulesetError] = []
     seen: set = set()
     for err in exc.errors():
-        path = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
+        raw = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p[:1].isupper() or "[" in p)))
+        path = tuple(p for p in raw if p != "bare")
+        label, rest = _step_label(path, data)
+        where = f" in {label}" if label else ""
         kind = err["type"]
         if kind == "extra_forbidden":
             key = err["loc"][-1]
@@ -436,9 +526,9 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
             except (KeyError, IndexError, TypeError, AttributeError):
                 allowed = []
             hint = _did_you_mean(key, allowed) or (f"allowed here: {', '.join(allowed)}" if allowed else None)
-            error = RulesetError(f"unknown key `{key}`", key_loc(data, path), help=hint, code="E110")
+            error = RulesetError(f"unknown key `{key}`{where}", key_loc(data, path), help=hint, code="E110")
         elif kind == "missing":
-            error = RulesetError(f"missing required key `{path[-1]}`", locate(data, path[:-1]), code="E111")
+            error = RulesetError(f"missing required key `{path[-1]}`{where}", locate(data, path[:-1]), code="E111")
         elif kind in ("union_tag_invalid", "union_tag_not_found"):
             ctx = err.get("ctx", {})
             expected = ctx.get("expected_tags", "")
@@ -446,17 +536,75 @@ def validation_errors(exc: ValidationError, data: Any) -> list[RulesetError]:
             names = [t.strip().strip("'") for t in str(expected).split(",")]
             hint = _did_you_mean(got, names) if got else None
             what = f"unknown {_kind_name(path)} `{got}`" if got else f"cannot tell which {_kind_name(path)} this is"
-            error = RulesetError(what, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
+            error = RulesetError(what + where, locate(data, path), help=hint or f"expected one of: {expected}", code="E112")
+        elif kind == "literal_error" and isinstance(err.get("input"), str) and raw[-1:] == ("bare",) \
+                and _family(path) is not None:
+            error = _unknown_bare_word(err, path, where, locate(data, path))
         else:
             hint = None
             if isinstance(err.get("input"), bool):
                 hint = 'YAML reads bare yes/no/on/off/true/false as booleans: quote it ("no") if you meant text'
-            error = RulesetError(f"`{_dotted(path)}`: {err['msg']}", locate(data, path), help=hint, code="E113")
+            elif kind == "literal_error" and isinstance(err.get("input"), str):
+                hint = _did_you_mean(err["input"], _expected_literals(err))
+            what = (f"`{_dotted(rest)}` of {label}" if rest else label) if label else f"`{_dotted(path)}`"
+            error = RulesetError(f"{what}: {err['msg']}", locate(data, path), help=hint, code="E113")
         ident = (str(error.loc), error.message)
         if ident not in seen:
             seen.add(ident)
             out.append(error)
-    return out
+    files = {e.loc.file: i for i, e in reversed(list(enumerate(out))) if e.loc is not None}
+    return sorted(out, key=lambda e: (files[e.loc.file], e.loc.line, e.loc.col) if e.loc is not None else (len(out), 0, 0))
+
+
+def _step_label(path: tuple, data: Any) -> tuple[str | None, tuple]:
+    """("step `ID`", the path inside that step) for a path into a section's steps, else (None, path). A
+    step without a usable id is named by its place: "step 2 of `open`"."""
+    if len(path) < 3 or path[0] not in SECTIONS or path[1] != "steps" or not isinstance(path[2], int):
+        return None, path
+    try:
+        step_id = data[path[0]]["steps"][path[2]].get("id")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        step_id = None
+    if isinstance(step_id, str) and step_id:
+        return f"step `{step_id}`", path[3:]
+    return f"step {path[2] + 1} of `{path[0]}`", path[3:]
+
+
+def _family(path: tuple) -> str | None:
+    """The word family (`pick`, `compare`, `prepare`, `normalize`) whose bare word sits at `path`."""
+    last = [p for p in path if not isinstance(p, int)][-1:]
+    return last[0] if last and last[0] in ("pick", "compare", "prepare", "normalize") else None
+
+
+def _expected_literals(err: dict) -> list[str]:
+    """The allowed strings of a pydantic literal error (its `expected`: "'a', 'b' or 'c'")."""
+    import re
+
+    return re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+
+
+def _unknown_bare_word(err: dict, path: tuple, where: str, loc: Loc | None) -> RulesetError:
+    """E112 for a string that is no bare word of its family (`pick: lastt`): the family's words written as
+    a plain string and those written as a mapping (`compare: {exact: {}}`) are both offered."""
+    from rulekit.language import schema
+
+    family = _family(path)
+    got = err["input"]
+    bare = _expected_literals(err)
+    mapped = sorted(schema.WORD_FAMILIES.get(family, {}))
+    kind = _kind_name(path)
+    if got in mapped:
+        return RulesetError(f"{kind} `{got}`{where} is written as a mapping, with its options", loc,
+                            help=f"write `{family}: {{{got}: {{...}}}}` (see `rulekit vocabulary`, `{family}: {got}`)",
+                            code="E112")
+    close = difflib.get_close_matches(got, bare + mapped, n=1)
+    if close and close[0] in bare:
+        hint = f"did you mean `{close[0]}`?"
+    elif close:
+        hint = f"did you mean `{close[0]}`? it takes options: `{family}: {{{close[0]}: {{...}}}}`"
+    else:
+        hint = f"{kind}s: {', '.join(bare)}" + (f"; written as a mapping: {', '.join(mapped)}" if mapped else "")
+    return RulesetError(f"unknown {kind} `{got}`{where}", loc, help=hint, code="E112")
 
 
 def _dotted(path: tuple) -> str:

@@ -368,6 +368,11 @@ VOCABULARY: dict[str, type[Word]] = {
     "compare: exact": Exact, "normalize": Normalize, "groups": GroupSpec, "breakdown": BreakdownSpec,
     **{f"compare: {k}": m for k, m in _COMPARE_MODELS.items() if k != "exact"}, "compare case": CompareCase,
 }
+# The families whose words a YAML key names, word → model (the bare words, plain strings, are in BARE_WORDS).
+WORD_FAMILIES: dict[str, dict[str, type[Word]]] = {
+    "prepare": PREPARE_MODELS, "find": _FIND_MODELS, "pick": _PICK_MODELS, "fallback": _FALLBACK_MODELS,
+    "compare": _COMPARE_MODELS,
+}
 BARE_WORDS = {"prepare": BARE_PREPARE_DOC, "pick": BARE_PICK_DOC, "compare": BARE_COMPARE_DOC}
 VOCABULARY.update(_math.VOCABULARY)
 BARE_WORDS.update(_math.BARE_WORDS)

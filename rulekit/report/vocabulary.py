@@ -1,4 +1,5 @@
-"""The ruleset vocabulary as documentation: every word's docstring, condition names and functions."""
+"""The ruleset vocabulary as documentation: every word's docstring, condition names and functions, and
+how `extends:` merges."""
 from __future__ import annotations
 
 import inspect
@@ -20,8 +21,41 @@ def vocabulary_entries() -> list[tuple[str, str]]:
     return out
 
 
+def merge_rules_text() -> str:
+    """How `extends:` (and a section's `from:`) merge, with a worked example whose result is computed by
+    the loader's own merge functions when this is called (never written by hand)."""
+    import yaml
+
+    from rulekit.language.loader import MERGE_EXAMPLE_CHILD, MERGE_EXAMPLE_PARENT, MERGE_RULES, merge_example
+
+    def indent(text: str) -> str:
+        return "\n".join("    " + line for line in text.rstrip("\n").splitlines())
+
+    def flow(value) -> str:
+        return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip().removesuffix("\n...")
+
+    lines = []
+    for key, value in merge_example().items():
+        if not isinstance(value, dict):
+            lines.append(f"{key}: {flow(value)}")
+            continue
+        lines.append(f"{key}:")
+        for inner, item in value.items():
+            if inner == "steps":
+                lines += ["  steps:"] + [f"    - {flow(step)}" for step in item]
+            else:
+                lines.append(f"  {inner}: {flow(item)}")
+    result = "\n".join(lines)
+    return (MERGE_RULES + "\n\nExample. parent.yaml:\n" + indent(MERGE_EXAMPLE_PARENT)
+            + "\nchild.yaml:\n" + indent(MERGE_EXAMPLE_CHILD)
+            + "\nchild.yaml as loaded (the steps in the order they run):\n" + indent(result))
+
+
 def print_vocabulary(console: Console) -> None:
-    """Print the vocabulary, one entry per paragraph."""
+    """Print the vocabulary, one entry per paragraph, then how `extends:` merges."""
     for word, doc in vocabulary_entries():
         console.print(Text(word, style="bold"))
         console.print("  " + " ".join(doc.split()), markup=False)
+    console.print(Text("extends: how a ruleset merges into its parent", style="bold"))
+    console.print("\n".join("  " + line for line in merge_rules_text().splitlines()), markup=False,
+                  soft_wrap=True)
