@@ -275,9 +275,18 @@ def _fallback_letters(ruleset: CompiledRuleset, record: Record) -> set:
 def _correct_from(ruleset: CompiledRuleset, d) -> float:
     """The lowest `correct-from` of any anls compare in the ruleset (1.0 when none lowers it)."""
     found = [1.0]
+
+    def walk(kind) -> None:  # a compare, its `cases`, and a compare inside one (python-gold's `compare`)
+        if hasattr(kind, "anls"):
+            found.append(kind.anls.correct_from)
+        for _, inner in getattr(kind, "cases", ()):
+            walk(inner)
+        inner = getattr(kind, "compare", None)
+        if inner is not None and inner is not kind:
+            walk(inner)
+
     for section in ruleset.sections.values():
-        kinds = [section.compare] + [inner for _, inner in getattr(section.compare, "cases", ())]
-        found += [k.anls.correct_from for k in kinds if hasattr(k, "anls")]
+        walk(section.compare)
     return min(found)
 
 

@@ -32,7 +32,9 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.json")) if directory.is_dir() else []
+    """The compiled-ruleset entries (the `(?py)` dialect's sets, `pydialect-*.json`, live beside them)."""
+    return sorted(p for p in directory.glob("*.json") if not p.name.startswith("pydialect-")) if directory.is_dir() \
+        else []
 
 
 def _steps(rs) -> list:
