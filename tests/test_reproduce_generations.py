@@ -131,19 +131,22 @@ def test_the_generation_is_named_with_its_dates_in_table_markdown_and_html():
 
 
 def test_every_dated_generation_is_a_built_in_ruleset_and_its_dates_follow_on():
-    """generations.yaml names only built-in rulesets; within a family of names (`chartqa`, `chartqa@v1`) the
-    older generation ends the day the next begins."""
+    """generations.yaml names only built-in rulesets and the report writers' generations a family's
+    `score-file: {writers: ...}` lists; within a family of names (`chartqa`, `chartqa@v1`) the older
+    generation ends the day the next begins (a writer VLMEvalKit removed, the prefetch table, just ends)."""
     from rulekit.core.resources import builtin_rulesets
-    from rulekit.report.reproduce.registry import generations
+    from rulekit.report.reproduce.registry import generations, registry
 
     dated = generations()
-    assert set(dated) <= set(builtin_rulesets())
+    writers = {w for f in registry() for w in ((f.score_file or {}).get("writers") or {})}
+    assert writers and writers <= set(dated)
+    assert set(dated) <= set(builtin_rulesets()) | writers
     for name, g in dated.items():
         assert g.until is None or g.since <= g.until
         base = name.partition("@")[0].removesuffix("+judge")
         newer = [o for o in dated.values()
                  if o.name.partition("@")[0].removesuffix("+judge") == base and o.since > g.since]
-        if g.until is not None:
+        if g.until is not None and (newer or name not in writers):
             assert newer and min(newer, key=lambda o: o.since).since == g.until, name
         else:
             assert not newer, name

@@ -87,6 +87,7 @@ class Row:
     generation: dict | None = None  # the chosen ruleset's dates (rulekit/data/generations.yaml), when listed
     options: list[str] = field(default_factory=list)  # named scoring options it needed (`index-join`)
     fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
+    writer: dict | None = None  # the report writer's own generation (its dates), where the family lists several
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -101,4 +102,5 @@ class Row:
                 **({"report": self.report} if self.report else {}),
                 **({"generation": self.generation} if self.generation else {}),
                 **({"options": self.options} if self.options else {}),
-                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {}),
+                **({"writer": self.writer} if self.writer else {})}

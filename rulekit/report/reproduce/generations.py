@@ -35,11 +35,14 @@ class Scored:
     percent: bool
     logged: tuple[str, dict[str, float]] | None = None  # lmms-eval: (metric, {id: its per-sample value})
     joined: dict[int, int] = field(default_factory=dict)  # id(Result) scored with `index-join`: rows it changed
+    writers: dict[int, str] = field(default_factory=dict)  # id(candidate) → the report writer's generation
 
     def label(self, candidate: tuple) -> str:
-        """A candidate's name: its ruleset, `with index-join` when scored with that option."""
+        """A candidate's name: its ruleset, `with index-join` when scored with that option, `+ WRITER` when
+        the report's writer has generations of its own."""
         name = candidate[0].ruleset
-        return f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
+        name = f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
+        return f"{name} + {self.writers[id(candidate)]}" if id(candidate) in self.writers else name
 
     def distance(self, candidate: tuple) -> int:
         """Rows whose rules-matched status differs from the framework's own sheet, or (lmms-eval) whose
@@ -101,6 +104,16 @@ def _era_rank(ruleset: str, era: tuple[str, str] | None) -> int:
     no dates), 1 when they do not."""
     info = generation_info(ruleset)
     return 0 if era is None or info is None or info.covers(era[0]) else 1
+
+
+def _writer_rank(ruleset: str, writer: str | None) -> int:
+    """0 when the ruleset's generation was the framework's for some of the days its report writer's generation
+    was (or either has no dates), 1 when never: a 2023 prefetch table was read with that era's can_infer."""
+    ours, theirs = generation_info(ruleset), generation_info(writer)
+    if ours is None or theirs is None:
+        return 0
+    return 0 if ours.since[:10] <= (theirs.until or "9999")[:10] and theirs.since[:10] <= (ours.until or "9999")[:10] \
+        else 1
 
 
 def score_artifact(art: Artifact) -> Scored:
@@ -178,8 +191,10 @@ def score_artifact(art: Artifact) -> Scored:
                 joined = {id(r): changed for r in extra}
                 results = results + extra
     scored = []
+    writers: dict[int, str] = {}
     for result in results:
         records = result.records
+        tables: list[tuple[str | None, dict]] = []  # (the table writer's generation, our numbers): score files
         if art.framework == "mmevalpro":
             ours = mmevalpro_numbers(art.numbers, result.metrics)
             correct = [d.correct is True for d in result.decisions]
@@ -188,7 +203,9 @@ def score_artifact(art: Artifact) -> Scored:
             ours, why = lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
         elif score_file:
-            ours = score_file_numbers(art.numbers, with_counts(result, file_spec), file_spec)
+            counted = with_counts(result, file_spec)
+            tables = [(name, score_file_numbers(art.numbers, counted, spec)) for name, spec in table_writers(file_spec)]
+            ours = tables[0][1]
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups
@@ -198,9 +215,12 @@ def score_artifact(art: Artifact) -> Scored:
             correct = [d.correct is True for d in result.decisions]
             ours = report_acc_numbers(art.numbers, records, [float(c) if d.score is None else d.score
                                                    for c, d in zip(correct, result.decisions)])
-        agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
-                 ((n.split + "\0" + n.metric, n) for n in art.numbers)}
-        scored.append((result, ours, agree, correct))
+        for writer, ours in tables or [(None, ours)]:
+            agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
+                     ((n.split + "\0" + n.metric, n) for n in art.numbers)}
+            scored.append((result, ours, agree, correct))
+            if writer is not None:
+                writers[id(scored[-1])] = writer
     logged = None
     if art.framework == "lmms-eval":  # the per-sample scores of every published metric, where the log has them
         names, values = [], {}
@@ -210,7 +230,18 @@ def score_artifact(art: Artifact) -> Scored:
                 names.append(metric)
                 values.update(found)
         logged = ("`, `".join(names), values) if values else None
-    return Scored(art, family, scored, notes, unmatched, percent, logged, joined)
+    return Scored(art, family, scored, notes, unmatched, percent, logged, joined, writers)
+
+
+def table_writers(spec: dict) -> list[tuple[str | None, dict]]:
+    """(generation, score-file spec) for each generation of the report's own writer that a family's
+    `score-file: {writers: {NAME: {SPLIT/METRIC: ENTRY, ...}}}` lists (the numbers each computed its own way:
+    VLMEvalKit's prefetch table divided `hit` by `match` until 2024-01-24, by `tot` after), newest first;
+    [(None, spec)] when the writer never changed."""
+    if not spec.get("writers"):
+        return [(None, spec)]
+    return [(name, dict(spec, numbers={**(spec.get("numbers") or {}), **(own or {})}))
+            for name, own in spec["writers"].items()]
 
 
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
@@ -226,6 +257,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     era = era_of(art)
     complete = [s for s in scored if all(s[2].values())]
     whole = (min(complete, key=lambda s: (sheet_distance(s), _era_rank(s[0].ruleset, era),
+                                          _writer_rank(s[0].ruleset, sc.writers.get(id(s))),
                                           rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
     heads = _headline_keys(art)
@@ -275,6 +307,11 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                      f"(commit {info.commit}: {info.change})")
         if era is not None and not info.covers(era[0]):
             notes.append(f"the run is dated {era[0]} ({era[1]}), outside the dates of `{generation(result.ruleset)}`")
+    writer = sc.writers.get(id(chosen))
+    written = generation_info(writer) if writer is not None else None
+    if written is not None:
+        notes.append(f"the report's writer `{writer}`: {written.framework}'s table {written.span} (commit "
+                     f"{written.commit}: {written.change})")
     dup = repeated_ids(result.records)
     options = [INDEX_JOIN] if id(result) in sc.joined else []
     if dup:
@@ -286,7 +323,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
                         art.report.name, generation=info.as_dict() if info is not None else None, options=options,
-                        fingerprint=result.fingerprint))
+                        fingerprint=result.fingerprint, writer=written.as_dict() if written is not None else None))
     return rows
 
 

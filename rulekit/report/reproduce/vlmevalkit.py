@@ -11,20 +11,19 @@ from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
 from rulekit.report.reproduce.published import read_report
-from rulekit.report.reproduce.registry import Family
+from rulekit.report.reproduce.registry import Family, report_family
 
-REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
-# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
-SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json",
+                   "_score.xlsx", "_prefetch.xlsx")
+# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too;
+# 2023: MMVet's `_gpt4_score.xlsx`, the prefetch table `_score.xlsx` → `_prefetch.xlsx`, family `prefetch-table`)
+SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json", "_score.xlsx", "_prefetch.xlsx")
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 # sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
 INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
 # report formats VLMEvalKit wrote that rulekit recognises but does not read yet: each is a missed-file note
 # naming the format (never a prediction sheet without its `_acc.csv`, never silence)
 NOT_READ_SUFFIXES = {
-    "_prefetch.xlsx": "VLMEvalKit's 2023-12 → 2024-04 prefetch table (Category, tot, match, hit, match_rate, acc)",
-    "_score.xlsx": "VLMEvalKit's 2023 score table (`_score.xlsx` / MMVet's `_gpt4_score.xlsx`: Category, tot, "
-                   "[match, hit, match_rate,] acc)",
     "_REresult.csv": "TDBench's rotational-consistency table (hit_all, miss_all, rot0 … rot270 per category, from "
                      "the four `_rotN` sheets)",
 }
@@ -39,9 +38,9 @@ def vlmevalkit_reports(files: list[Path]):
     for f in files:
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
-        # a reader added to REPORT_SUFFIXES takes precedence; a `_score.xlsx` written beside the `_score.csv`
-        # it copies (MathVerse, 2024 →) is not the 2023 table
-        if suffix is None and old is not None and not (f.suffix == ".xlsx" and f.with_suffix(".csv") in present):
+        if suffix == "_score.xlsx" and f.with_suffix(".csv") in present:
+            continue  # written beside the `_score.csv` it copies (MathVerse, 2024 →): not the 2023 table
+        if suffix is None and old is not None:
             yield None, Note(str(f), f"{NOT_READ_SUFFIXES[old]}: a report format rulekit does not read yet; not "
                                      "reproduced", True)
             continue
@@ -95,7 +94,7 @@ def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset
     stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
     hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
     model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
-    return model, dataset, family_of(dataset)
+    return model, dataset, report_family(report.name, family_of(dataset))
 
 
 def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
