@@ -98,3 +98,24 @@ def test_a_malformed_prefetch_table_is_a_located_note_and_the_other_files_go_on(
     (missed,) = out["missed"]
     assert missed["file"].endswith("bad/vila_13b_CCBench_prefetch.xlsx") and ":2" in missed["where"]
     assert "`tot` is not a number" in missed["why"]
+
+
+def test_a_report_whose_key_column_is_text_is_read_as_row_keys(tmp_path):
+    """VGRPBench's `_score.csv` ("category","Perception Score","Answer Score", a row per puzzle) has no `split`
+    column: its first column, text throughout, names the rows (once E300 "`category` is not a number" for the
+    whole file); a first column of numbers is still read as numbers."""
+    from rulekit.report.reproduce.published import read_report
+
+    report = tmp_path / "m_VGRPBench_score.csv"
+    report.write_text('"category","Perception Score","Answer Score"\n"nonogram_5x5","50.0","12.5"\n'
+                      '"sudoku_4x4","100.0","0.0"\n')
+    assert [(n.split, n.metric, n.text) for n in read_report(report)] == [
+        ("nonogram_5x5", "Perception Score", "50.0"), ("nonogram_5x5", "Answer Score", "12.5"),
+        ("sudoku_4x4", "Perception Score", "100.0"), ("sudoku_4x4", "Answer Score", "0.0")]
+    numbers = tmp_path / "m_MTVQA_TEST_acc.csv"
+    numbers.write_text('"AR","DE"\n"10.5","20.0"\n')
+    assert [(n.split, n.metric) for n in read_report(numbers)] == [("none", "AR"), ("none", "DE")]
+    mixed = tmp_path / "m_X_acc.csv"
+    mixed.write_text('"category","acc"\n"a","1.0"\n"2","x"\n')
+    with pytest.raises(Exception, match="`category` is not a number"):
+        read_report(mixed)

@@ -44,7 +44,8 @@ class Published:
 
 
 def read_report(path: Path, key: str | None = None) -> list[Published]:
-    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column). With
+    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column); a report
+    without a `split` column whose first column is text throughout names its rows by it. With
     `key` (a family's `score-file: {layout: rows, key: COLUMN}`), each row is named by that column
     instead (VisuLogic: a row per category with tot, hit and acc): one per (row name, column)."""
     if path.suffix == ".json":
@@ -62,6 +63,8 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
     if key is not None and key not in stripped:
         raise InputError(f"{path}: a report with a row per `{key}` needs a `{key}` column", code="E300")
     split_col = stripped.index(key or "split") if (key or "split") in stripped else None
+    if split_col is None and key is None and len(header) > 1 and _text_column(rows[1:], 0):
+        split_col = 0  # a key column of text (VGRPBench's `category`: a row per puzzle), never a number to read
     out = []
     for n, row in enumerate(rows[1:], 2):
         split = row[split_col].strip() if split_col is not None and split_col < len(row) else "none"
@@ -79,6 +82,21 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
                                  code="E300", help=why) from None
             out.append(Published(split, metric, row[i].strip()))
     return out
+
+
+def _text_column(rows: list[list[str]], i: int) -> bool:
+    """Is column `i` of these data rows a key of text: every cell present, none of them a number (a
+    table's first column naming its rows, as `split` does in an `_acc.csv`)?"""
+    cells = [r[i].strip() if i < len(r) else "" for r in rows]
+    if not cells or not all(cells):
+        return False
+    for cell in cells:
+        try:
+            Decimal(cell)
+            return False
+        except InvalidOperation:
+            continue
+    return True
 
 
 def is_finite_number(text: str) -> bool:
