@@ -592,8 +592,8 @@ def test_mmevalpro_s_first_list_shaped_score_file_is_read_beside_demo_output():
 
 
 def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
-    """Issue 30 classes 1, 2, 7: VLMEvalKit's 2023 `_prefetch.xlsx` / `_gpt4_score.xlsx` and TDBench's
-    `_REresult.csv` are reports rulekit does not read yet: each is a missed-file note naming its format
+    """Issue 30 classes 1, 2, 7: VLMEvalKit's 2023 `_prefetch.xlsx` / `_gpt4_score.xlsx`, TDBench's
+    `_REresult.csv` and MMMU's 2023 table without what they need: each is a missed-file note saying why
     (exit 1), not a prediction sheet "without its _acc.csv", nor skipped without a word; the other
     work dir's numbers are still given back."""
     good = tmp_path / "good"
@@ -621,8 +621,8 @@ def test_report_formats_not_read_yet_are_named_as_missed_never_silent(tmp_path):
     # read since (tests/test_reproduce_formats.py): without their prediction sheet, that is what they miss
     assert missed.pop("m_MMBench_DEV_EN_prefetch.xlsx").startswith("no prediction file m_MMBench_DEV_EN.xlsx")
     assert missed.pop("m_MMVet_gpt4_score.xlsx").startswith("no prediction file m_MMVet_gpt4.xlsx")
-    assert "rotational-consistency" in missed["m_tdbench_REresult.csv"]
-    assert all(w.endswith("a report format rulekit does not read yet; not reproduced") for w in missed.values())
+    assert missed.pop("m_tdbench_REresult.csv").startswith("no prediction file m_tdbench_rot0.xlsx")
+    assert missed == {}
     assert not any("no published number next to it" in n for n in out["notes"])
     # a `_score.xlsx` beside the `_score.csv` it copies (MathVerse since 2024) is not the 2023 table
     (old / "m_MMVet_gpt4_score.csv").write_text("Category,tot,acc\nOverall,2,30.5\n")

@@ -119,3 +119,50 @@ def test_a_report_whose_key_column_is_text_is_read_as_row_keys(tmp_path):
     mixed.write_text('"category","acc"\n"a","1.0"\n"2","x"\n')
     with pytest.raises(Exception, match="`category` is not a number"):
         read_report(mixed)
+
+
+TDBENCH = FIXTURES / "vlmevalkit-tdbench"
+
+
+def test_tdbenchs_rotational_consistency_table_is_given_back_from_the_four_rotations():
+    """`<model>_tdbench_REresult.csv` (no rotation in its stem) is computed over the four `_rotN` sheets: every
+    one of its 28 numbers comes back from the per-rotation decisions (the family's rollup, data), and so do the
+    16 numbers of the four per-rotation `_acc.csv`; no rotation sheet is said to be alone."""
+    result, out = _reproduce(TDBENCH)
+    assert result.exit_code == 0, result.output
+    rows = [r for r in out["results"] if r["report"] == "tdbench-model_tdbench_REresult.csv"]
+    assert len(rows) == 28 and all(r["matched"] for r in rows)
+    assert len(out["results"]) == 44 and all(r["matched"] for r in out["results"]) and out["missed"] == []
+    by = {(r["split"], r["metric"]): r for r in rows}
+    assert by[("Average", "total_questions")]["reported"] == "40"  # the mean 40.0 of 30, 43, 47, cast to int
+    assert by[("Average", "hit_all")]["reported"] == "0.022"  # rounded to 3 by the writer
+    assert by[("counting", "hit_all")]["reproduced"] == pytest.approx(1 / 43)
+    assert not any("no published number next to it" in n for n in out["notes"])
+
+
+def test_a_rotational_table_with_a_rotation_missing_is_a_located_note(tmp_path):
+    """Without `_rot180.xlsx` the table cannot be recomputed: a missed note naming the part; the rotations that
+    are there are still given back."""
+    run = tmp_path / "tdbench-model"
+    shutil.copytree(TDBENCH / "tdbench-model", run)
+    for f in run.glob("tdbench-model_tdbench_rot180*"):
+        f.unlink()
+    result, out = _reproduce(run)
+    assert result.exit_code == 1, result.output
+    (missed,) = out["missed"]
+    assert missed["file"].endswith("tdbench-model_tdbench_REresult.csv")
+    assert "no prediction file tdbench-model_tdbench_rot180.xlsx or .tsv next to it (its part `rot180`)" in missed["why"]
+    assert len(out["results"]) == 12 and all(r["matched"] for r in out["results"])
+
+
+def test_a_malformed_rotational_table_is_a_located_note(tmp_path):
+    """A cell that is not a number: the file is named in `missed` with its line, never a crash."""
+    run = tmp_path / "tdbench-model"
+    shutil.copytree(TDBENCH / "tdbench-model", run)
+    table = run / "tdbench-model_tdbench_REresult.csv"
+    table.write_text(table.read_text().replace("0.022", "No Data"))
+    result, out = _reproduce(run)
+    assert result.exit_code == 1, result.output
+    (missed,) = out["missed"]
+    assert missed["where"].startswith(str(table) + ":5")
+    assert "`hit_all` is not a number" in missed["why"]

@@ -64,6 +64,7 @@ class Artifact:
     aggregations: dict[str, str] = field(default_factory=dict)  # lmms-eval: metric -> its aggregation
     dataset: Dataset | None = None  # VLMEvalKit: the dataset as the file names it (a variant, its class)
     notes: list[str] = field(default_factory=list)  # said while finding it (a per-row pickle refused)
+    parts: list[tuple[str, Artifact]] = field(default_factory=list)  # a report over several sheets: each (parts.py)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_h
 from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeated_ids
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
+from rulekit.report.reproduce.parts import part_rollup
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
 from rulekit.report.reproduce.registry import Family, generation_info
@@ -124,6 +125,8 @@ def score_artifact(art: Artifact) -> Scored:
 
     notes = list(art.notes)
     family = art.family
+    if art.parts and family is not None:  # a report over several sheets: each scored as its own dataset
+        return _score_parts(art)
     if family is None:  # never scored with another dataset's rules
         return Scored(art, None, [], [not_supported(art)], None, False)
     if art.dataset is not None and art.dataset.variant:
@@ -231,6 +234,32 @@ def score_artifact(art: Artifact) -> Scored:
                 values.update(found)
         logged = ("`, `".join(names), values) if values else None
     return Scored(art, family, scored, notes, unmatched, percent, logged, joined, writers)
+
+
+def _score_parts(art: Artifact) -> Scored:
+    """A report computed over several prediction sheets (parts.py): each part scored as its own dataset (its
+    judge's replies replayed from its own result sheet), then, for each generation every part was scored with,
+    the report's numbers from the parts' per-record verdicts (`part_rollup`), as the family's `score-file:`
+    names them."""
+    spec = art.family.score_file or {}
+    scored = [(name, score_artifact(part)) for name, part in art.parts]
+    notes = list(art.notes)
+    for name, sc in scored:
+        notes += [f"part `{name}` ({sc.art.predictions.name}): {n}" for n in sc.notes if not n.startswith("`")]
+    candidates = []
+    first = scored[0][1]
+    for label in dict.fromkeys(first.label(c) for c in first.candidates):
+        picks = [next((c for c in sc.candidates if sc.label(c) == label), None) for _, sc in scored]
+        if any(c is None for c in picks):
+            continue
+        metrics = part_rollup(spec.get("key", "category"), [(name, c[0].records, c[3])
+                                                            for (name, _), c in zip(scored, picks)])
+        ours = score_file_numbers(art.numbers, metrics, spec)
+        agree = {n.split + "\0" + n.metric: n.agrees(ours[(n.split, n.metric)], False) for n in art.numbers}
+        candidates.append((picks[0][0], ours, agree, [ok for c in picks for ok in c[3]]))
+    if not candidates:
+        notes.append(f"its parts ({', '.join(name for name, _ in scored)}) share no generation that scored them all")
+    return Scored(art, art.family, candidates, notes, None, False)
 
 
 def table_writers(spec: dict) -> list[tuple[str | None, dict]]:

@@ -65,7 +65,7 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
     the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
     (a count: `hit` is the accuracy times `n`; `n` alone is the number of records), with `per: PATH`
     divided by it (a rate; `per-zero: V` is the figure where that divides by 0: VLMEvalKit's prefetch table
-    writes 0), with `count: true` 0 where the path is absent (no record decided so). The counts are
+    writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the path is absent (no record decided so). The counts are
     `with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
@@ -81,10 +81,11 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
                 entry, metric = table[found[0]], found[1]
         if entry is None:
             entry = next((table[k] for k in (f"{split}/*", "*/*") if k in table), None)
-        scale, times, per, zero, over_zero = float(spec.get("scale", 1)), None, None, False, None
+        scale, times, per, zero, over_zero, whole = float(spec.get("scale", 1)), None, None, False, None, False
         if isinstance(entry, dict):
             scale, times, per = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("per")
-            zero, over_zero, entry = bool(entry.get("count")), entry.get("per-zero"), entry.get("path")
+            zero, over_zero, whole = bool(entry.get("count")), entry.get("per-zero"), bool(entry.get("int"))
+            entry = entry.get("path")
         value = _first_figure(metrics, entry, split, metric)
         if value is None and zero:  # a count of records decided so: none were
             value = 0.0
@@ -98,6 +99,8 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
                 value = None
             else:
                 value = value / figure if divide else value * figure
+        if value is not None and whole:  # the writer cast it to int (TDBench's Average total_questions)
+            value = float(int(value))
         out[(n.split, n.metric)] = None if value is None else value * scale
     return out
 

@@ -63,6 +63,11 @@ def report_family(report: str, family: Family | None, framework: str = "vlmevalk
     return family
 
 
+def parts_families(framework: str = "vlmevalkit") -> list[Family]:
+    """The families whose reports are computed over several prediction sheets (`parts:`, parts.py)."""
+    return [f for f in registry() if f.framework == framework and (f.spec or {}).get("parts")]
+
+
 @dataclass(frozen=True)
 class Generation:
     """When a built-in ruleset's behaviour was its framework's (`rulekit/data/generations.yaml`): from

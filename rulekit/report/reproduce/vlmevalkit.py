@@ -11,7 +11,7 @@ from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
 from rulekit.report.reproduce.published import read_report
-from rulekit.report.reproduce.registry import Family, report_family
+from rulekit.report.reproduce.registry import Family, parts_families, report_family
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json",
                    "_score.xlsx", "_prefetch.xlsx")
@@ -23,10 +23,7 @@ PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
 # report formats VLMEvalKit wrote that rulekit recognises but does not read yet: each is a missed-file note
 # naming the format (never a prediction sheet without its `_acc.csv`, never silence)
-NOT_READ_SUFFIXES = {
-    "_REresult.csv": "TDBench's rotational-consistency table (hit_all, miss_all, rot0 … rot270 per category, from "
-                     "the four `_rotN` sheets)",
-}
+NOT_READ_SUFFIXES: dict[str, str] = {}
 
 
 def vlmevalkit_reports(files: list[Path]):
@@ -35,7 +32,15 @@ def vlmevalkit_reports(files: list[Path]):
     (no prediction file beside it, a score file no family maps, a file that cannot be read: each says
     why, and the other reports go on)."""
     present = set(files)
+    over_parts = {s: fam for fam in parts_families() for s in fam.spec.get("reports", ())}
     for f in files:
+        whole = next((s for s in over_parts if f.name.endswith(s)), None)
+        if whole is not None:  # a report over several sheets (TDBench's `_REresult.csv`)
+            try:
+                yield _parts_report(f, whole, over_parts[whole], files)
+            except Exception as exc:  # one file that cannot be read never ends the run (issue 30)
+                yield None, error_note(f, exc)
+            continue
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
         if suffix == "_score.xlsx" and f.with_suffix(".csv") in present:
@@ -77,6 +82,30 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
     return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
                     notes=said), None
+
+
+def _parts_report(f: Path, suffix: str, family: Family, files: list[Path]) -> tuple[Artifact | None, Note | None]:
+    """The artifact of a report computed over several prediction sheets (`family`'s `parts:` {NAME: SUFFIX}: the
+    sheet `<stem><SUFFIX>` of each, scored as its own dataset with its own result sheet), or a note naming the
+    part that is missing."""
+    stem = f.name[: -len(suffix)]
+    parts = []
+    for name, part in family.spec["parts"].items():
+        pred = _prediction_file(f, stem + part)
+        if pred is None:
+            return None, Note(str(f), f"no prediction file {stem + part}.xlsx or .tsv next to it (its part `{name}`); "
+                                      "not reproduced", True)
+        model, dataset, own = _names(pred, stem + part)
+        said: list[str] = []
+        sheet = _result_sheet(stem + part, f.parent, files, "", ((own.score_file or {}).get("judge-sheet")
+                                                                 if own is not None else None), said)
+        bench = dataset.name if dataset is not None else stem + part
+        parts.append((name, Artifact("vlmevalkit", model or "?", bench, own, pred, f, [], sheet, dataset=dataset,
+                                     notes=said)))
+    first = parts[0][1]
+    bench = stem[len(first.model) + 1:] if first.model != "?" and stem.startswith(first.model + "_") else stem
+    report = read_report(f, family.score_file.get("key"))
+    return Artifact("vlmevalkit", first.model, bench, family, first.predictions, f, report, None, parts=parts), None
 
 
 def _prediction_file(report: Path, stem: str) -> Path | None:
