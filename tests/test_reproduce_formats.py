@@ -166,3 +166,51 @@ def test_a_malformed_rotational_table_is_a_located_note(tmp_path):
     (missed,) = out["missed"]
     assert missed["where"].startswith(str(table) + ":5")
     assert "`hit_all` is not a number" in missed["why"]
+
+
+VGRP = FIXTURES / "vlmevalkit-vgrpbench"
+
+
+def test_vgrpbench_is_given_back_from_its_replayed_verdicts_and_says_so(tmp_path):
+    """A row per puzzle (`category`, text) with Perception and Answer Score: the means of the result sheet's
+    `perception_correct` / `answer_correct` per category, ×100; every row names the verdicts as replayed. The
+    prediction sheet is not needed (the result sheet repeats it); a flipped verdict is not given back."""
+    result, out = _reproduce(VGRP)
+    assert result.exit_code == 0, result.output
+    rows = out["results"]
+    assert len(rows) == 10 and all(r["matched"] for r in rows)
+    assert {r["ruleset"] for r in rows} == {"(verdicts replayed)"}
+    assert all(any("were replayed, not recomputed" in n for n in r["notes"]) for r in rows)
+    assert {(r["split"], r["metric"]): r["reported"] for r in rows}[("kakuro_4x4", "Answer Score")] == "11.8"
+
+    import openpyxl
+
+    run = tmp_path / "vgrp-model"
+    shutil.copytree(VGRP / "vgrp-model", run)
+    (run / "vgrp-model_VGRPBench.xlsx").unlink()
+    result, out = _reproduce(run)
+    assert result.exit_code == 0 and len(out["results"]) == 10 and all(r["matched"] for r in out["results"])
+    sheet = run / "vgrp-model_VGRPBench_openai_result.xlsx"
+    book = openpyxl.load_workbook(sheet)
+    cells = book.active
+    header = [c.value for c in cells[1]]
+    column = header.index("answer_correct") + 1
+    cells.cell(row=2, column=column).value = not cells.cell(row=2, column=column).value
+    book.save(sheet)
+    result, out = _reproduce(run)
+    assert result.exit_code == 1
+    assert sum(not r["matched"] for r in out["results"]) == 1
+
+
+def test_a_vgrpbench_score_file_without_verdicts_to_replay_says_so(tmp_path):
+    """Only the prediction sheet beside the score file (no `_openai_result.xlsx`): nothing to replay, said on
+    every row, exit 1 — never a number made up."""
+    run = tmp_path / "vgrp-model"
+    shutil.copytree(VGRP / "vgrp-model", run)
+    (run / "vgrp-model_VGRPBench_openai_result.xlsx").unlink()
+    result, out = _reproduce(run)
+    assert result.exit_code == 1, result.output
+    assert len(out["results"]) == 10 and not any(r["matched"] for r in out["results"])
+    assert all(r["reproduced"] is None for r in out["results"])
+    assert "vgrp-model_VGRPBench.xlsx has no `perception_correct` or `answer_correct` verdicts: nothing to replay" \
+        in out["results"][0]["notes"]

@@ -14,6 +14,7 @@ from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeat
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
 from rulekit.report.reproduce.parts import part_rollup
+from rulekit.report.reproduce.verdicts import replayed_metrics
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
 from rulekit.report.reproduce.registry import Family, generation_info
@@ -127,6 +128,8 @@ def score_artifact(art: Artifact) -> Scored:
     family = art.family
     if art.parts and family is not None:  # a report over several sheets: each scored as its own dataset
         return _score_parts(art)
+    if family is not None and (family.score_file or {}).get("replay"):  # the framework's verdicts, replayed
+        return _score_replayed(art)
     if family is None:  # never scored with another dataset's rules
         return Scored(art, None, [], [not_supported(art)], None, False)
     if art.dataset is not None and art.dataset.variant:
@@ -260,6 +263,27 @@ def _score_parts(art: Artifact) -> Scored:
     if not candidates:
         notes.append(f"its parts ({', '.join(name for name, _ in scored)}) share no generation that scored them all")
     return Scored(art, art.family, candidates, notes, None, False)
+
+
+def _score_replayed(art: Artifact) -> Scored:
+    """A report whose per-row verdicts rulekit does not recompute (verdicts.py): the means of the family's
+    `replay:` columns of the evaluation's own sheet, as its `score-file:` names them; every row says that
+    the verdicts were replayed."""
+    spec = art.family.score_file
+    sheet = art.result_sheet or art.predictions
+    columns = list(spec["replay"])
+    result, blank = replayed_metrics(sheet, columns, spec.get("key", "category"))
+    notes = list(art.notes) + [
+        f"the per-row verdicts {', '.join(f'`{c}`' for c in columns)} of {sheet.name} were replayed, not "
+        f"recomputed (rulekit has no ruleset for {art.benchmark}'s checkers): only their aggregation is reproduced"]
+    if not result.metrics["all"]:  # no verdict to replay (a prediction sheet without them, an older sheet)
+        return Scored(art, art.family, [], list(art.notes) + [
+            f"{sheet.name} has no {' or '.join(f'`{c}`' for c in columns)} verdicts: nothing to replay"], None, False)
+    if blank:
+        notes.append(f"{plural(blank, 'verdict cell')} of {sheet.name} empty or unreadable: left out of the means")
+    ours = score_file_numbers(art.numbers, result.metrics, spec)
+    agree = {n.split + "\0" + n.metric: n.agrees(ours[(n.split, n.metric)], False) for n in art.numbers}
+    return Scored(art, art.family, [(result, ours, agree, [])], notes, None, False)
 
 
 def table_writers(spec: dict) -> list[tuple[str | None, dict]]:

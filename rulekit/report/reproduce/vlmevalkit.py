@@ -69,6 +69,9 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
             model, dataset, family = _names(f, stem, variants=False)
     if dataset is None:  # a known name with a suffix (a fork's variant, a per-part file), or unknown
         model, dataset, family = _names(f, stem)
+    if pred is None and family is not None and (family.score_file or {}).get("replay"):
+        # verdicts replayed: the evaluation's own sheet holds the predictions with them (VGRPBench's `_openai_result`)
+        pred = _result_sheet(stem, f.parent, files, report_stem)
     if pred is None:
         return None, Note(str(f), f"no prediction file {stem}.xlsx or {stem}.tsv next to it; not reproduced", True)
     bench = dataset.name if dataset is not None else stem[len(model) + 1:] if model else stem
