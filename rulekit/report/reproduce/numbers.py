@@ -65,8 +65,8 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
     the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
     (a count: `hit` is the accuracy times `n`; `n` alone is the number of records), with `per: PATH`
     divided by it (a rate; `per-zero: V` is the figure where that divides by 0: VLMEvalKit's prefetch table
-    writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the path is absent (no record decided so). The counts are
-    `with_counts`'."""
+    writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the
+    path is absent (no record decided so). The counts are `with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
     prefixed = [(k.split("/", 1)[0], k.split("/", 1)[1][:-1], k) for k in table

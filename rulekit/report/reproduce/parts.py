@@ -14,7 +14,8 @@ def part_rollup(key: str, parts: list[tuple[str, list, list]]) -> dict[str, Any]
     `by.VALUE.all` / `.none` (the share right in every part / in none) and `by.VALUE.part.NAME` (the share
     right in part NAME); `mean.*` is the unweighted mean of each figure over the values (a table's `Average`
     row)."""
-    tables = [{(r.id, str(r.meta.get(key))): bool(ok) for r, ok in zip(records, correct)} for _, records, correct in parts]
+    tables = [{(r.id, str(r.meta.get(key))): bool(ok) for r, ok in zip(records, correct)}
+              for _, records, correct in parts]
     common = set(tables[0]).intersection(*tables[1:]) if tables else set()
     names = [name for name, _, _ in parts]
     by: dict[str, dict[str, Any]] = {}
