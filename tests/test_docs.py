@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -127,3 +128,35 @@ def test_shell_completion_through_clicks_variable_offers_ruleset_names(shell, cw
         "_RULEKIT_COMPLETE": f"{shell}_complete", "COMP_WORDS": "rulekit eval -r vlmevalkit+j", "COMP_CWORD": cword})
     assert done.exit_code == 0
     assert "vlmevalkit+judge" in done.output and "lmms-eval" not in done.output, done.output
+
+
+def _tour_blocks() -> list[tuple[list[str], list[str]]]:
+    """README's tour: each console block's command (after `$ rulekit`) and the lines it shows."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("<!-- --8<-- [start:tour] -->")[1].split("<!-- --8<-- [end:tour] -->")[0]
+    blocks = []
+    for block in re.findall(r"```console\n(.*?)```", tour, flags=re.S):
+        command, *shown = block.rstrip("\n").split("\n")
+        assert command.startswith("$ rulekit "), command
+        blocks.append((shlex.split(command)[2:], shown))
+    return blocks
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_the_readme_tour_shows_real_output(index, monkeypatch):
+    """Every line README's tour shows (`...` marks what it leaves out) is a line the command prints, at 80
+    columns, in that order."""
+    monkeypatch.chdir(ROOT)
+    blocks = _tour_blocks()
+    assert len(blocks) == 4
+    args, shown = blocks[index]
+    result = CliRunner().invoke(main, args, env={"COLUMNS": "80"}, prog_name="rulekit")
+    assert result.exit_code in (0, 1), result.output
+    printed = [line.rstrip() for line in result.stdout.split("\n")]
+    at = 0
+    for line in shown:
+        if line == "...":
+            continue
+        assert line.rstrip() in printed[at:], f"README's tour shows {line!r}, which `rulekit {' '.join(args)}` " \
+                                              f"no longer prints (after line {at}):\n" + "\n".join(printed)
+        at = printed.index(line.rstrip(), at) + 1
