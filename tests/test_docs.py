@@ -44,18 +44,23 @@ def test_the_docs_site_builds_strictly_with_links_and_anchors_checked(tmp_path):
 
 
 @pytest.mark.parametrize("broken", ["[x](eval.md#no-such-anchor)", "[x](no-such-page.md)",
-                                    '--8<-- "README.md:no-such-section"'])
+                                    '--8<-- "README.md:no-such-section"', "a page left out of the nav"])
 def test_a_broken_link_anchor_or_include_fails_the_build(tmp_path, broken):
-    """The check can fail: the same site with one broken link, anchor or README include does not build."""
+    """The check can fail: the same site with one broken link, anchor or README include, or a page that
+    mkdocs.yml's nav leaves out, does not build."""
     root = tmp_path / "copy"
     root.mkdir()
     shutil.copytree(DOCS, root / "docs")
     for name in ("mkdocs.yml", "README.md"):
         shutil.copy(ROOT / name, root / name)
-    page = root / "docs" / "performance.md"
-    page.write_text(page.read_text(encoding="utf-8") + f"\n{broken}\n", encoding="utf-8")
+    if broken == "a page left out of the nav":
+        (root / "docs" / "orphan.md").write_text("# Orphan\n", encoding="utf-8")
+    else:
+        page = root / "docs" / "performance.md"
+        page.write_text(page.read_text(encoding="utf-8") + f"\n{broken}\n", encoding="utf-8")
     result = _build(root, tmp_path / "site")
     assert result.returncode != 0, result.stdout + result.stderr
+    assert ("orphan.md" if broken.startswith("a page") else "no-such") in result.stderr, result.stderr
 
 
 def _slugs(markdown: str) -> set[str]:
