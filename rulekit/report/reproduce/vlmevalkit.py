@@ -164,8 +164,11 @@ def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str =
     here = [g for g in files if g.parent == folder]
     pickles = [g for g in here if g.name.startswith(stem + "_") and g.name.endswith("_result.pkl")]
     others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem, report_stem}
+    # a `_score.xlsx` beside its `_score.csv` is a sheet (MathVerse's judge sheet), not the 2023 table
+    present = set(here)
     mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
-            and not g.name.endswith(REPORT_SUFFIXES)
+            and (not g.name.endswith(REPORT_SUFFIXES)
+                 or (g.name.endswith("_score.xlsx") and g.with_suffix(".csv") in present))
             and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
     for g in sorted(mine, key=lambda g: (not g.name.endswith("_result.xlsx"), g.name)):
         if g.name.endswith("_result.xlsx"):
