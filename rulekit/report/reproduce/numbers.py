@@ -64,8 +64,8 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
     entry for SPLIT/METRIC, else */METRIC, SPLIT/*, */* ({split} and {metric} filled in), its path (or
     the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
     (a count: `hit` is the accuracy times `n`; `n` alone is the number of records), with `per: PATH`
-    divided by it (a rate; `per-zero: V` is the figure where that divides by 0: VLMEvalKit's prefetch table
-    writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the
+    divided by it (a rate; `per-zero: V` is the figure where that divides by 0, the divisor then a count that
+    is 0 where absent: VLMEvalKit's prefetch table writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the
     path is absent (no record decided so). The counts are `with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
@@ -93,6 +93,8 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
             if value is None or other is None:
                 continue
             figure = _first_figure(metrics, other, split, metric)
+            if divide and over_zero is not None and figure is None:
+                figure = 0.0  # a divisor with `per-zero` is a count: absent, no record was decided so
             if divide and figure == 0 and over_zero is not None:  # the writer's own value for x / 0
                 value = float(over_zero) / scale if scale else 0.0
             elif figure is None or (divide and figure == 0):
