@@ -259,3 +259,52 @@ def test_a_replayed_verdict_cell_is_read_as_pandas_mean_reads_it(cell, value):
     from rulekit.report.reproduce.verdicts import verdict
 
     assert verdict(cell) == value
+
+
+MMMU = FIXTURES / "vlmevalkit-mmmu-2023"
+
+
+def test_mmmus_four_sheet_table_of_december_2023_is_given_back():
+    """Every number of the four sheets (field with Overall, subfield, difficulty, image_type) comes back with
+    `vlmevalkit-mmmu@v1`; the open replies that contain their gold count in the field rows' match and hit but not
+    in Overall's."""
+    result, out = _reproduce(MMMU)
+    assert result.exit_code == 0, result.output
+    rows = out["results"]
+    assert len(rows) == 125 and all(r["matched"] for r in rows)
+    assert {r["ruleset"] for r in rows} == {"vlmevalkit-mmmu@v1"}
+    assert {r["split"].split(".", 1)[0] for r in rows} == {"field", "subfield", "difficulty", "image_type"}
+    by = {(r["split"], r["metric"]): r["reported"] for r in rows}
+    fields = [s for s, m in by if s.startswith("field.") and s != "field.Overall" and m == "match"]
+    assert by[("field.Overall", "match")] == "159" and sum(int(by[(s, "match")]) for s in fields) == 165
+    assert by[("field.Overall", "tot")] == "240"
+
+
+def test_an_acc_xlsx_of_another_dataset_is_not_mmmus_2023_table(tmp_path):
+    """`of-datasets:` keeps the MMMU family to MMMU: a one-sheet `_acc.xlsx` of AI2D is read as an accuracy table."""
+    import openpyxl
+
+    (tmp_path / "m_AI2D_TEST.tsv").write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tq\tx\ty\tA\tA\n")
+    book = openpyxl.Workbook()
+    book.active.append(["split", "Overall"])
+    book.active.append(["none", 1.0])
+    book.save(tmp_path / "m_AI2D_TEST_acc.xlsx")
+    result, out = _reproduce(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert [(r["split"], r["metric"], r["matched"]) for r in out["results"]] == [("none", "Overall", True)]
+
+
+def test_a_sheet_without_its_name_column_is_a_located_note(tmp_path):
+    """A four-sheet table whose `subfield` sheet lost its `subfield` column: E300 located at that sheet."""
+    import openpyxl
+
+    run = tmp_path / "mmmu-model"
+    shutil.copytree(MMMU / "mmmu-model", run)
+    table = run / "mmmu-model_MMMU_DEV_VAL_acc.xlsx"
+    book = openpyxl.load_workbook(table)
+    book["subfield"].cell(row=1, column=2).value = "renamed"
+    book.save(table)
+    result, out = _reproduce(run)
+    assert result.exit_code == 1, result.output
+    (missed,) = out["missed"]
+    assert missed["where"].startswith(f"{table}[subfield]:1") and "needs a `subfield` column" in missed["why"]

@@ -82,7 +82,8 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     sheet = _result_sheet(stem, f.parent, files, report_stem,
                           ((family.score_file or {}).get("judge-sheet") if family is not None else None), said)
     layout = (family.score_file or {}) if family is not None else {}
-    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
+    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None,
+                         sheets=layout.get("layout") == "sheets")
     return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
                     notes=said), None
 
@@ -126,7 +127,7 @@ def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset
     stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
     hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
     model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
-    return model, dataset, report_family(report.name, family_of(dataset))
+    return model, dataset, report_family(report.name, family_of(dataset), dataset.name if dataset else None)
 
 
 def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
