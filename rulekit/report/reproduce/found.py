@@ -43,10 +43,11 @@ HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's le
 
 def is_headline(row) -> bool:
     """A number a leaderboard shows: VLMEvalKit's `Overall` (in a report with a row per category, as
-    VisuLogic's: the Overall row's `acc`), MMEvalPro's Genuine Accuracy, every metric of an lmms-eval
-    results.json (each task's table row)."""
+    VisuLogic's: the Overall row's `acc`; MMMU's 2023 sheets: `field.Overall`'s), MMEvalPro's Genuine
+    Accuracy, every metric of an lmms-eval results.json (each task's table row)."""
+    # a report with a sheet per grouping names its rows SHEET.ROW (MMMU's 2023 `field.Overall`)
     return (row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
-            or (row.split.strip() in HEADLINES and row.metric.strip() == "acc"))
+            or (row.split.strip().rpartition(".")[2] in HEADLINES and row.metric.strip() == "acc"))
 
 
 @dataclass
