@@ -108,7 +108,10 @@ def _run_tasks(f: Path, files: list[Path]):
 
 def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> tuple[dict, list[str]]:
     """Our value of each published lmms-eval metric: a `mean` aggregation is the mean of our per-record
-    scores; another is the figure the registry names for it (`metrics:`), else not recomputed."""
+    scores over the records whose samples log line carries that metric (lmms-eval aggregates a metric over
+    the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
+    ones), over all records when no line carries it; another is the figure the registry names for it
+    (`metrics:`), else not recomputed."""
     named = dict(family.metrics)
     out, notes = {}, []
     for n in art.numbers:
@@ -116,7 +119,8 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
         if metric in named:
             out[(n.split, n.metric)] = figure(result.metrics, named[metric])
         elif art.aggregations.get(metric, "mean") == "mean":
-            out[(n.split, n.metric)] = mean(scores)
+            logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
+            out[(n.split, n.metric)] = mean([s for s, has in zip(scores, logged) if has] if any(logged) else scores)
         else:
             out[(n.split, n.metric)] = None
             notes.append(f"`{n.metric}` is aggregated by {art.aggregations[metric]}, which rulekit does not "

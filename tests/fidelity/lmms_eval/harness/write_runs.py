@@ -1,0 +1,115 @@
+"""Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
+lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR`.
+
+Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
+five aggregations), `lmms_eval/tasks/chartqa/utils.py` (chartqa_process_results), `lmms_eval/api/metrics.py`
+(exact_match_hf_evaluate, anls, mean; its registry decorators and `sacrebleu` import are stubbed, nothing
+else of lmms-eval is imported). What the harness itself does, as the checkout does it (line numbers at
+75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
+(lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
+the per-metric aggregation (evaluator: each metric over the docs whose process_results returned it), and the
+0.4+ slim samples line of EvaluationTracker.save_results_samples (loggers/evaluation_tracker.py:265-286:
+`input` = the prompt, one-element `filtered_resps` flattened, `resps` dropped when equal, `target` as
+str(), `arguments` and `doc` dropped). Docs and replies come from write_runs_data.json beside this file.
+"""
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+ROOT = Path(os.environ["LMMS_EVAL"])
+DATE = "20250912_101500"  # the run id of the written files
+
+
+def _load(name, rel):
+    spec = importlib.util.spec_from_file_location(name, ROOT / rel)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stubs():
+    registry = types.ModuleType("lmms_eval.api.registry")
+    registry.register_aggregation = lambda name: (lambda fn: fn)
+    registry.register_metric = lambda **kw: (lambda fn: fn)
+    for name in ("lmms_eval", "lmms_eval.api"):
+        package = types.ModuleType(name)
+        package.__path__ = []
+        sys.modules.setdefault(name, package)
+    sys.modules["lmms_eval.api.registry"] = registry
+    sys.modules.setdefault("sacrebleu", types.ModuleType("sacrebleu"))
+
+
+_stubs()
+METRICS = _load("lmms_eval.api.metrics", "lmms_eval/api/metrics.py")
+POPE = _load("pope_utils", "lmms_eval/tasks/pope/utils.py")
+CHARTQA = _load("chartqa_utils", "lmms_eval/tasks/chartqa/utils.py")
+
+
+def builtin(metric, kwargs):
+    """ConfigurableTask.process_results, generate_until branch, one built-in metric, no multiple_target."""
+    fn = {"exact_match": METRICS.exact_match_fn, "anls": METRICS.anls}[metric]
+
+    def process(doc, results, target):
+        result = [res.strip() if res is not None else "" for res in results]
+        gold = target if isinstance(target, list) else [target]
+        score = fn(references=gold, predictions=result, **kwargs)
+        if isinstance(score, dict):
+            score = score[metric]
+        return {metric: score}
+    return process
+
+
+TASKS = {
+    "pope": (lambda doc, results, target: POPE.pope_process_results(doc, results), lambda d: d["answer"],
+             {"pope_accuracy": POPE.pope_aggregate_accuracy, "pope_precision": POPE.pope_aggregate_precision,
+              "pope_recall": POPE.pope_aggregate_recall, "pope_f1_score": POPE.pope_aggregate_f1_score,
+              "pope_yes_ratio": POPE.pope_aggregate_yes_ratio}),
+    "gqa": (builtin("exact_match", {"ignore_case": True, "ignore_punctuation": True}), lambda d: d["answer"],
+            {"exact_match": METRICS.mean}),
+    "docvqa_val": (builtin("anls", {}), lambda d: d["answers"], {"anls": METRICS.mean}),
+    "chartqa": (lambda doc, results, target: CHARTQA.chartqa_process_results(doc, results), lambda d: d["answer"],
+                {"relaxed_overall": METRICS.mean, "relaxed_human_split": METRICS.mean,
+                 "relaxed_augmented_split": METRICS.mean}),
+}
+
+
+def run(out: Path, data: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    results, configs, n_samples = {}, {}, {}
+    for task, (process, to_target, aggregations) in TASKS.items():
+        per_metric = {}
+        with open(out / f"{DATE}_samples_{task}.jsonl", "w", encoding="utf-8") as f:
+            for doc_id, (doc, reply) in enumerate(data[task]):
+                target = to_target(doc)
+                metrics = process(doc, [reply], target)
+                for k, v in metrics.items():
+                    per_metric.setdefault(k, []).append(v)
+                line = {"doc_id": doc_id, "target": str(target), "filtered_resps": reply,
+                        "token_counts": [None],
+                        "doc_hash": hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()}
+                line.update(metrics)
+                line["input"] = doc.get("question", "")
+                f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        values = {"alias": task}
+        for metric, agg in aggregations.items():
+            values[f"{metric},none"] = agg(per_metric[metric])
+            values[f"{metric}_stderr,none"] = "N/A"
+        results[task] = values
+        configs[task] = {"task": task, "output_type": "generate_until",
+                         "metric_list": [{"metric": m, "aggregation": "mean" if a is METRICS.mean else
+                                          f"<function {a.__name__}>", "higher_is_better": True}
+                                         for m, a in aggregations.items()]}
+        n_samples[task] = {"original": len(data[task]), "effective": len(data[task])}
+    report = {"results": results, "configs": configs, "versions": {t: "Yaml" for t in TASKS},
+              "n-samples": n_samples, "model_name": data["model_name"], "date": DATE}
+    (out / f"{DATE}_results.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    here = Path(__file__).resolve().parent
+    run(Path(sys.argv[1]), json.loads((here / "write_runs_data.json").read_text(encoding="utf-8")))

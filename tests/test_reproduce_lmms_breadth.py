@@ -1,0 +1,91 @@
+"""Issue 30, class 4 (breadth) for lmms-eval: POPE, the built-in exact_match (GQA, AI2D), the built-in ANLS
+(DocVQA / InfoVQA val) and ChartQA's relaxed accuracy, each checked on a run written by lmms-eval's ORIGINAL
+scorers (tests/fidelity/lmms_eval/harness/write_runs.py; the fixture's README names the commit)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from rulekit.cli import main
+from rulekit.core.records import Record
+from rulekit.core.trace import Decision
+from rulekit.language.schema import BinarySpec
+from rulekit.metrics.binary import binary_metrics
+
+RUN = Path(__file__).parent / "fixtures" / "reproduce" / "lmms-eval-breadth" / "run"
+STAMP = "20250912_101500"
+
+
+def _reproduce(path: Path) -> tuple[int, dict]:
+    result = CliRunner().invoke(main, ["reproduce", "--format", "json", str(path)])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_every_number_and_every_sample_of_the_original_run_is_given_back():
+    code, out = _reproduce(RUN)
+    rows = out["results"]
+    assert code == 0 and not out["missed"], [r for r in rows if not r["matched"]]
+    got = {(r["benchmark"], r["metric"]): r["ruleset"] for r in rows}
+    assert got == {("pope", f"pope_{m},none"): "lmms-eval-pope"
+                   for m in ("accuracy", "precision", "recall", "f1_score", "yes_ratio")} | {
+        ("gqa", "exact_match,none"): "lmms-eval-exact-match", ("docvqa_val", "anls,none"): "lmms-eval-anls",
+        **{("chartqa", f"relaxed_{m},none"): "lmms-eval-chartqa" for m in ("overall", "human_split", "augmented_split")}}
+    for r in rows:  # per-record agreement with the values the original logged, not only the averages
+        assert any("per-record scores equal the samples log" in n for n in r["notes"]), r["notes"]
+    published = json.loads((RUN / f"{STAMP}_results.json").read_text())["results"]
+    assert {r["reported"] for r in rows if r["benchmark"] == "chartqa"} == {
+        repr(published["chartqa"][k]) for k in ("relaxed_overall,none", "relaxed_human_split,none",
+                                                 "relaxed_augmented_split,none")}
+    # the splits are means over different records: they differ from each other and from the overall
+    assert len({published["chartqa"][k] for k in published["chartqa"] if k.startswith("relaxed_") and "_stderr" not in k}) == 3
+
+
+def test_a_changed_reply_is_caught(tmp_path):
+    """The test can fail: one POPE reply changed after the run (its logged score and the published numbers
+    kept) is a record whose score differs, and the numbers are no longer given back."""
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    samples = run / f"{STAMP}_samples_pope.jsonl"
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    first = next(x for x in lines if x["filtered_resps"] == "Yes" and x["target"] == "yes")
+    first["filtered_resps"] = "No"
+    samples.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out = _reproduce(run)
+    pope = [r for r in out["results"] if r["benchmark"] == "pope"]
+    assert code == 1 and not all(r["matched"] for r in pope)
+    assert any("differ from the samples log" in n for n in pope[0]["notes"])
+
+
+def test_a_task_without_a_ruleset_is_reported_not_supported(tmp_path):
+    """A task the registry does not name is never scored with another task's rules."""
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    report = run / f"{STAMP}_results.json"
+    data = json.loads(report.read_text())
+    data["results"]["textvqa_val"] = data["results"].pop("gqa")
+    data["configs"]["textvqa_val"] = data["configs"].pop("gqa")
+    report.write_text(json.dumps(data))
+    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_textvqa_val.jsonl")
+    code, out = _reproduce(run)
+    assert code == 1
+    assert not any(r["benchmark"] == "textvqa_val" for r in out["results"])
+    assert any("not supported: lmms-eval task `textvqa_val`" in str(n) for n in out["notes"]), out["notes"]
+
+
+def _binary(pairs, negative):
+    records = [Record(str(i), "open", p, g) for i, (p, g) in enumerate(pairs)]
+    decisions = [Decision(r.id, p, p == g, None, "extracted", "whole-reply") for r, (p, g) in zip(records, pairs)]
+    return binary_metrics(BinarySpec(positive="yes", negative=negative), decisions, records)["binary"]
+
+
+def test_binary_negative_leaves_a_reply_that_is_neither_label_out_of_the_confusion():
+    """lmms-eval's POPE: gold yes answered "maybe" is no false negative; VLMEvalKit's (no `negative`) counts it."""
+    pairs = [("yes", "yes"), ("maybe", "yes"), ("no", "yes"), ("yes", "no"), ("no", "no")]
+    lmms, vlm = _binary(pairs, "no"), _binary(pairs, None)
+    assert (lmms["recall"], vlm["recall"]) == (0.5, 1 / 3)
+    assert lmms["precision"] == vlm["precision"] == 0.5
+    assert lmms["n"] == vlm["n"] == 5 and lmms["accuracy"] == vlm["accuracy"] == 0.4
+    assert lmms["positive_share"] == vlm["positive_share"] == 0.6
