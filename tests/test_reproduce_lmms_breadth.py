@@ -89,3 +89,19 @@ def test_binary_negative_leaves_a_reply_that_is_neither_label_out_of_the_confusi
     assert lmms["precision"] == vlm["precision"] == 0.5
     assert lmms["n"] == vlm["n"] == 5 and lmms["accuracy"] == vlm["accuracy"] == 0.4
     assert lmms["positive_share"] == vlm["positive_share"] == 0.6
+
+
+OCRBENCH = {"ocrbench-2025": "lmms-eval-ocrbench@v1", "ocrbench-2026-06": "lmms-eval-ocrbench@v2",
+            "ocrbench-2026-09": "lmms-eval-ocrbench"}
+
+
+def test_each_ocrbench_generation_gives_back_its_own_run_and_is_named():
+    """The same 48 replies scored by lmms-eval's OCRBench at three commits (f54dd288^, bbddc790^, 75571cfe):
+    the accuracies differ (0.024, 0.026, 0.031: lowercased HME replies, fullwidth letters), and each run is
+    given back by the generation of its date, per record too."""
+    for folder, ruleset in OCRBENCH.items():
+        code, out = _reproduce(RUN.parent / folder)
+        [row] = out["results"]
+        assert code == 0 and row["matched"] and row["ruleset"] == ruleset, row
+        assert any("per-record scores equal the samples log" in n for n in row["notes"])
+        assert not any(n.startswith("also reproduced by") for n in row["notes"]), row["notes"]

@@ -111,13 +111,15 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
     scores over the records whose samples log line carries that metric (lmms-eval aggregates a metric over
     the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
     ones), over all records when no line carries it; another is the figure the registry names for it
-    (`metrics:`), else not recomputed."""
+    (`metrics:` NAME: a dotted path, or {path, scale}), else not recomputed."""
     named = dict(family.metrics)
     out, notes = {}, []
     for n in art.numbers:
         metric = n.metric.partition(",")[0]
-        if metric in named:
-            out[(n.split, n.metric)] = figure(result.metrics, named[metric])
+        if metric in named:  # a dotted path, or {path, scale} (OCRBench's right answers / 1000)
+            spec = named[metric] if isinstance(named[metric], dict) else {"path": named[metric]}
+            value = figure(result.metrics, str(spec.get("path")))
+            out[(n.split, n.metric)] = None if value is None else value * float(spec.get("scale", 1))
         elif art.aggregations.get(metric, "mean") == "mean":
             logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
             out[(n.split, n.metric)] = mean([s for s, has in zip(scores, logged) if has] if any(logged) else scores)

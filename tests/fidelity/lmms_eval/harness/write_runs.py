@@ -1,10 +1,12 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
-lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR`.
+lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
+(RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
 five aggregations), `lmms_eval/tasks/chartqa/utils.py` (chartqa_process_results), `lmms_eval/api/metrics.py`
-(exact_match_hf_evaluate, anls, mean; its registry decorators and `sacrebleu` import are stubbed, nothing
-else of lmms-eval is imported). What the harness itself does, as the checkout does it (line numbers at
+(exact_match_hf_evaluate, anls, mean; its registry decorators and `sacrebleu` import are stubbed),
+`lmms_eval/tasks/ocrbench/utils.py` (ocrbench_process_results, ocrbench_aggregate_accuracy; `loguru` and its
+submission-file helper stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
 the per-metric aggregation (evaluator: each metric over the docs whose process_results returned it), and the
@@ -21,7 +23,6 @@ import types
 from pathlib import Path
 
 ROOT = Path(os.environ["LMMS_EVAL"])
-DATE = "20250912_101500"  # the run id of the written files
 
 
 def _load(name, rel):
@@ -45,14 +46,12 @@ def _stubs():
 
 
 _stubs()
-METRICS = _load("lmms_eval.api.metrics", "lmms_eval/api/metrics.py")
-POPE = _load("pope_utils", "lmms_eval/tasks/pope/utils.py")
-CHARTQA = _load("chartqa_utils", "lmms_eval/tasks/chartqa/utils.py")
 
 
 def builtin(metric, kwargs):
     """ConfigurableTask.process_results, generate_until branch, one built-in metric, no multiple_target."""
-    fn = {"exact_match": METRICS.exact_match_fn, "anls": METRICS.anls}[metric]
+    metrics = _load("lmms_eval.api.metrics", "lmms_eval/api/metrics.py")
+    fn = {"exact_match": metrics.exact_match_fn, "anls": metrics.anls}[metric]
 
     def process(doc, results, target):
         result = [res.strip() if res is not None else "" for res in results]
@@ -64,26 +63,65 @@ def builtin(metric, kwargs):
     return process
 
 
-TASKS = {
-    "pope": (lambda doc, results, target: POPE.pope_process_results(doc, results), lambda d: d["answer"],
-             {"pope_accuracy": POPE.pope_aggregate_accuracy, "pope_precision": POPE.pope_aggregate_precision,
-              "pope_recall": POPE.pope_aggregate_recall, "pope_f1_score": POPE.pope_aggregate_f1_score,
-              "pope_yes_ratio": POPE.pope_aggregate_yes_ratio}),
-    "gqa": (builtin("exact_match", {"ignore_case": True, "ignore_punctuation": True}), lambda d: d["answer"],
-            {"exact_match": METRICS.mean}),
-    "docvqa_val": (builtin("anls", {}), lambda d: d["answers"], {"anls": METRICS.mean}),
-    "chartqa": (lambda doc, results, target: CHARTQA.chartqa_process_results(doc, results), lambda d: d["answer"],
-                {"relaxed_overall": METRICS.mean, "relaxed_human_split": METRICS.mean,
-                 "relaxed_augmented_split": METRICS.mean}),
-}
+def mean(arr):
+    """lmms_eval/api/metrics.py `mean`, the aggregation `mean` names (the original, loaded)."""
+    return _load("lmms_eval.api.metrics", "lmms_eval/api/metrics.py").mean(arr)
 
 
-def run(out: Path, data: dict) -> None:
+def _ocrbench():
+    """ocrbench/utils.py with its logger and submission-file helper stubbed (the aggregation prints the
+    category sums to that file: a temporary one here)."""
+    import tempfile
+    loguru = types.ModuleType("loguru")
+    loguru.logger = types.SimpleNamespace(info=lambda *a, **k: None)
+    sys.modules["loguru"] = loguru
+    files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+    scratch = tempfile.mkdtemp()
+    files.generate_submission_file = lambda name, args, subpath=None: os.path.join(scratch, name)
+    for name in ("lmms_eval.tasks", "lmms_eval.tasks._task_utils"):
+        package = types.ModuleType(name)
+        package.__path__ = []
+        sys.modules.setdefault(name, package)
+    sys.modules["lmms_eval.tasks._task_utils.file_utils"] = files
+    return _load("ocrbench_utils", "lmms_eval/tasks/ocrbench/utils.py")
+
+
+def load_task(name):
+    """(process_results(doc, results, target), doc_to_target, {metric: aggregation}) of a task, loaded
+    from the checkout when asked for (an older checkout has only some of them)."""
+    if name == "pope":
+        pope = _load("pope_utils", "lmms_eval/tasks/pope/utils.py")
+        return (lambda doc, results, target: pope.pope_process_results(doc, results), lambda d: d["answer"],
+                {"pope_accuracy": pope.pope_aggregate_accuracy, "pope_precision": pope.pope_aggregate_precision,
+                 "pope_recall": pope.pope_aggregate_recall, "pope_f1_score": pope.pope_aggregate_f1_score,
+                 "pope_yes_ratio": pope.pope_aggregate_yes_ratio})
+    if name == "gqa":
+        return (builtin("exact_match", {"ignore_case": True, "ignore_punctuation": True}), lambda d: d["answer"],
+                {"exact_match": mean})
+    if name == "docvqa_val":
+        return builtin("anls", {}), lambda d: d["answers"], {"anls": mean}
+    if name == "chartqa":
+        chartqa = _load("chartqa_utils", "lmms_eval/tasks/chartqa/utils.py")
+        return (lambda doc, results, target: chartqa.chartqa_process_results(doc, results), lambda d: d["answer"],
+                {"relaxed_overall": mean, "relaxed_human_split": mean, "relaxed_augmented_split": mean})
+    if name == "ocrbench":
+        ocr = _ocrbench()
+
+        def ocrbench_aggregate_accuracy(results):  # lmms-eval passes its CLI args (used for the file's path)
+            return ocr.ocrbench_aggregate_accuracy(results, None)
+        return (lambda doc, results, target: ocr.ocrbench_process_results(doc, results), lambda d: d["answer"],
+                {"ocrbench_accuracy": ocrbench_aggregate_accuracy})
+    raise SystemExit(f"unknown task {name}")
+
+
+def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results, configs, n_samples = {}, {}, {}
-    for task, (process, to_target, aggregations) in TASKS.items():
+    for task_name in tasks:
+        process, to_target, aggregations = load_task(task_name)
+        task = task_name
         per_metric = {}
-        with open(out / f"{DATE}_samples_{task}.jsonl", "w", encoding="utf-8") as f:
+        with open(out / f"{date}_samples_{task}.jsonl", "w", encoding="utf-8") as f:
             for doc_id, (doc, reply) in enumerate(data[task]):
                 target = to_target(doc)
                 metrics = process(doc, [reply], target)
@@ -101,15 +139,17 @@ def run(out: Path, data: dict) -> None:
             values[f"{metric}_stderr,none"] = "N/A"
         results[task] = values
         configs[task] = {"task": task, "output_type": "generate_until",
-                         "metric_list": [{"metric": m, "aggregation": "mean" if a is METRICS.mean else
+                         "metric_list": [{"metric": m, "aggregation": "mean" if a is mean else
                                           f"<function {a.__name__}>", "higher_is_better": True}
                                          for m, a in aggregations.items()]}
         n_samples[task] = {"original": len(data[task]), "effective": len(data[task])}
-    report = {"results": results, "configs": configs, "versions": {t: "Yaml" for t in TASKS},
-              "n-samples": n_samples, "model_name": data["model_name"], "date": DATE}
-    (out / f"{DATE}_results.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = {"results": results, "configs": configs, "versions": {t: "Yaml" for t in tasks},
+              "n-samples": n_samples, "model_name": data["model_name"], "date": date}
+    (out / f"{date}_results.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
     here = Path(__file__).resolve().parent
-    run(Path(sys.argv[1]), json.loads((here / "write_runs_data.json").read_text(encoding="utf-8")))
+    # write_runs.py OUT_DIR RUN_ID TASK... (RUN_ID: the YYYYMMDD_HHMMSS of the file names)
+    run(Path(sys.argv[1]), json.loads((here / "write_runs_data.json").read_text(encoding="utf-8")), sys.argv[3:],
+        sys.argv[2])
