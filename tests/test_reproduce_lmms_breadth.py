@@ -105,3 +105,39 @@ def test_each_ocrbench_generation_gives_back_its_own_run_and_is_named():
         assert code == 0 and row["matched"] and row["ruleset"] == ruleset, row
         assert any("per-record scores equal the samples log" in n for n in row["notes"])
         assert not any(n.startswith("also reproduced by") for n in row["notes"]), row["notes"]
+
+
+def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
+    """SEED-Bench scored at three commits (75571cfe, 9a4bc109^, 7388114b^: first character ignoring case,
+    first character exactly, the whole reply) on the same replies, SEED-Bench-2-Plus, MMStar's 2024-2026
+    exact_match on 120 real MMStar replies (means of l2-category means), BLINK's and CV-Bench's leading
+    letter on real BLINK replies, MuirBench: every number, each SEED-Bench run by the generation of its date."""
+    want = {"letters-2026": {"seedbench": "lmms-eval-seedbench", "seedbench_2_plus": "lmms-eval-seedbench",
+                             "blink_art_style": "lmms-eval-letter-start", "blink_counting": "lmms-eval-letter-start",
+                             "cv_bench_2d": "lmms-eval-letter-start", "muirbench": "lmms-eval-muirbench"},
+            "seedbench-2024-05": {"seedbench": "lmms-eval-seedbench@v2"},
+            "seedbench-2024-02": {"seedbench": "lmms-eval-seedbench@v1"},
+            "mmstar-2025": {"mmstar": "lmms-eval-mmstar@v1"}}
+    counts = {"letters-2026": 11, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7}
+    seed_values = set()
+    for folder, rulesets in want.items():
+        code, out = _reproduce(RUN.parent / folder)
+        rows = out["results"]
+        assert code == 0 and len(rows) == counts[folder] and all(r["matched"] for r in rows), rows
+        assert {r["benchmark"]: r["ruleset"] for r in rows} == rulesets
+        assert not any(n.startswith("also reproduced by") for r in rows for n in r["notes"])
+        seed_values |= {(folder, r["reported"]) for r in rows if r["metric"] == "seed_all,none"}
+        for r in rows:
+            if r["benchmark"] not in ("seedbench", "seedbench_2_plus", "muirbench"):  # those log no per-sample verdict
+                assert any("per-record scores equal the samples log" in n for n in r["notes"]), r["notes"]
+    assert len({v for _, v in seed_values}) == 3  # the generations score these replies differently
+
+
+def test_mmstar_metrics_are_means_of_l2_category_means():
+    """MMStar's `average` is not the share right over all records: the l2 categories weigh alike."""
+    rows = _reproduce(RUN.parent / "mmstar-2025")[1]["results"]
+    samples = [json.loads(x) for x in (RUN.parent / "mmstar-2025" / "20251020_090000_samples_mmstar.jsonl")
+               .read_text().splitlines()]
+    plain = sum(x["average"]["score"] for x in samples) / len(samples)
+    average = next(r for r in rows if r["metric"] == "average,none")
+    assert average["matched"] and abs(float(average["reported"]) - plain) > 1e-3

@@ -110,19 +110,26 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
     """Our value of each published lmms-eval metric: a `mean` aggregation is the mean of our per-record
     scores over the records whose samples log line carries that metric (lmms-eval aggregates a metric over
     the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
-    ones), over all records when no line carries it; another is the figure the registry names for it
-    (`metrics:` NAME: a dotted path, or {path, scale}), else not recomputed."""
+    ones), over all records when no line carries it. The registry's `metrics:` NAME overrides: `mean` (that
+    mean, for a task's own aggregation function that computes it: SEED-Bench's), `{mean-by: FIELD}` (the
+    mean over FIELD's values of each value's mean, over the same records: MMStar's l2 categories), a dotted
+    path of the ruleset's figures or {path, scale} (OCRBench's right answers / 1000). Any other
+    aggregation is not recomputed."""
     named = dict(family.metrics)
     out, notes = {}, []
     for n in art.numbers:
         metric = n.metric.partition(",")[0]
-        if metric in named:  # a dotted path, or {path, scale} (OCRBench's right answers / 1000)
-            spec = named[metric] if isinstance(named[metric], dict) else {"path": named[metric]}
+        spec = named.get(metric)
+        if spec == "mean" or (spec is None and art.aggregations.get(metric, "mean") == "mean") \
+                or (isinstance(spec, dict) and "mean-by" in spec):
+            logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
+            kept = [(r, s) for r, s, has in zip(result.records, scores, logged) if has or not any(logged)]
+            out[(n.split, n.metric)] = (mean([s for _, s in kept]) if not isinstance(spec, dict)
+                                        else _mean_by(kept, str(spec["mean-by"])))
+        elif spec is not None:  # a dotted path, or {path, scale} (OCRBench's right answers / 1000)
+            spec = spec if isinstance(spec, dict) else {"path": spec}
             value = figure(result.metrics, str(spec.get("path")))
             out[(n.split, n.metric)] = None if value is None else value * float(spec.get("scale", 1))
-        elif art.aggregations.get(metric, "mean") == "mean":
-            logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
-            out[(n.split, n.metric)] = mean([s for s, has in zip(scores, logged) if has] if any(logged) else scores)
         else:
             out[(n.split, n.metric)] = None
             notes.append(f"`{n.metric}` is aggregated by {art.aggregations[metric]}, which rulekit does not "
@@ -130,14 +137,23 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
     return out, notes
 
 
+def _mean_by(kept: list, field: str) -> float | None:
+    """The mean over the values of a record field (in order of first appearance) of each value's mean score;
+    a record without the field counts under None."""
+    groups: dict = {}
+    for record, score in kept:
+        groups.setdefault(record.field(field), []).append(score)
+    return mean([sum(v) / len(v) for v in groups.values()])
+
+
 def lmms_sample_scores(records: list, metric: str) -> dict[str, float]:
     """{record id: the per-sample value lmms-eval logged for `metric`} where it is a number (or a dict
-    with a numeric `score`)."""
+    with a numeric `score`, else a boolean `is_correct`)."""
     out = {}
     for r in records:
         value = (r.meta.get("metrics") or {}).get(metric)
-        if isinstance(value, dict):  # MME logs {question_id, category, score}
-            value = value.get("score")
+        if isinstance(value, dict):  # MME logs {question_id, category, score}; CV-Bench and BLINK {..., is_correct}
+            value = value.get("score", value.get("is_correct"))
         if type(value) in (int, float, bool):
             out[r.id] = float(value)
     return out

@@ -1,12 +1,19 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
-(RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench).
+(RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench), from a scratch folder (SEED-Bench's aggregation writes
+./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
 five aggregations), `lmms_eval/tasks/chartqa/utils.py` (chartqa_process_results), `lmms_eval/api/metrics.py`
 (exact_match_hf_evaluate, anls, mean; its registry decorators and `sacrebleu` import are stubbed),
 `lmms_eval/tasks/ocrbench/utils.py` (ocrbench_process_results, ocrbench_aggregate_accuracy; `loguru` and its
-submission-file helper stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
+submission-file helper stubbed), `seedbench/utils.py` (seed_process_result, seed_aggregation_result[_all]),
+`mmstar/utils.py` (mmstar_process_results with its exact_match, mmstar_aggregate_results; `loguru`, `PIL`
+stubbed), `blink/utils.py` (blink_process_results, blink_aggregate_results; its default-template loader
+stubbed: it only reads prompts), `cv_bench/utils.py` (cv_bench_process_results, cv_bench_aggregate_results),
+`muirbench/utils.py` (muir_process_results, muir_aggregation; the base class of its filter stubbed: the
+fixture's replies stand for the filter's output, the filter is not run); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
 the per-metric aggregation (evaluator: each metric over the docs whose process_results returned it), and the
@@ -72,9 +79,7 @@ def _ocrbench():
     """ocrbench/utils.py with its logger and submission-file helper stubbed (the aggregation prints the
     category sums to that file: a temporary one here)."""
     import tempfile
-    loguru = types.ModuleType("loguru")
-    loguru.logger = types.SimpleNamespace(info=lambda *a, **k: None)
-    sys.modules["loguru"] = loguru
+    _stub_loguru()
     files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
     scratch = tempfile.mkdtemp()
     files.generate_submission_file = lambda name, args, subpath=None: os.path.join(scratch, name)
@@ -111,7 +116,58 @@ def load_task(name):
             return ocr.ocrbench_aggregate_accuracy(results, None)
         return (lambda doc, results, target: ocr.ocrbench_process_results(doc, results), lambda d: d["answer"],
                 {"ocrbench_accuracy": ocrbench_aggregate_accuracy})
+    if name in ("seedbench", "seedbench_2_plus"):
+        seed = _load(f"{name}_utils", f"lmms_eval/tasks/{name}/utils.py")
+        keys = ("seed_image", "seed_video", "seed_all") if name == "seedbench" else (
+            "seedbench_2_plus_Chart", "seedbench_2_plus_Map", "seedbench_2_plus_Web", "seedbench_2_plus_all")
+        aggregate = {k: seed.seed_aggregation_result for k in keys}
+        if hasattr(seed, "seed_aggregation_result_all"):  # writes ./seed_submission.json: run from a scratch folder
+            aggregate[keys[-1]] = seed.seed_aggregation_result_all
+        return (lambda doc, results, target: seed.seed_process_result(doc, results), lambda d: d["answer"], aggregate)
+    if name == "mmstar":
+        _stub_loguru()
+        pil = types.ModuleType("PIL")
+        pil.Image = types.ModuleType("PIL.Image")
+        sys.modules.setdefault("PIL", pil)
+        mmstar = _load("mmstar_utils", "lmms_eval/tasks/mmstar/utils.py")
+        keys = ["coarse perception", "fine-grained perception", "instance reasoning", "logical reasoning",
+                "science & technology", "math", "average"]
+        return (lambda doc, results, target: mmstar.mmstar_process_results(doc, results), lambda d: d["answer"],
+                {k: mmstar.mmstar_aggregate_results for k in keys})
+    if name.startswith(("blink_", "cv_bench")):
+        folder = "blink" if name.startswith("blink_") else "cv_bench"
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        template = types.ModuleType("lmms_eval.tasks._task_utils.default_template_yaml")
+        template.load_default_template_yaml = lambda path: {}  # the yaml's prompts: not used for scoring
+        sys.modules["lmms_eval.tasks._task_utils.default_template_yaml"] = template
+        utils = _load(f"{folder}_utils", f"lmms_eval/tasks/{folder}/utils.py")
+        if folder == "blink":
+            return (lambda doc, results, target: utils.blink_process_results(doc, results), lambda d: d["answer"],
+                    {"blink_acc": utils.blink_aggregate_results})
+        return (lambda doc, results, target: utils.cv_bench_process_results(doc, results), lambda d: d["answer"],
+                {"cv_bench_acc": utils.cv_bench_aggregate_results})
+    if name == "muirbench":  # the filter class's base is stubbed: its output is given, not re-run
+        _stub_packages("lmms_eval.filters")
+        extraction = types.ModuleType("lmms_eval.filters.extraction")
+        extraction.ExtendedRegexFilter = type("ExtendedRegexFilter", (), {})
+        sys.modules["lmms_eval.filters.extraction"] = extraction
+        muir = _load("muirbench_utils", "lmms_eval/tasks/muirbench/utils.py")
+        return (lambda doc, results, target: muir.muir_process_results(doc, results), muir.muir_doc_to_target,
+                {"muirbench_score_overall": muir.muir_aggregation})
     raise SystemExit(f"unknown task {name}")
+
+
+def _stub_loguru():
+    loguru = types.ModuleType("loguru")
+    loguru.logger = types.SimpleNamespace(info=lambda *a, **k: None, warning=lambda *a, **k: None)
+    sys.modules["loguru"] = loguru
+
+
+def _stub_packages(*names):
+    for name in names:
+        package = types.ModuleType(name)
+        package.__path__ = []
+        sys.modules.setdefault(name, package)
 
 
 def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
