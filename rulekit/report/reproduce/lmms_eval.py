@@ -112,7 +112,8 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
     the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
     ones), over all records when no line carries it. The registry's `metrics:` NAME overrides: `mean` (that
     mean, for a task's own aggregation function that computes it: SEED-Bench's), `{mean-by: FIELD}` (the
-    mean over FIELD's values of each value's mean, over the same records: MMStar's l2 categories), a dotted
+    mean over FIELD's values of each value's mean, over the same records: MMStar's l2 categories), either
+    as a dict with `scale` (`{mean: true, scale: 100}`: V*Bench's percent), a dotted
     path of the ruleset's figures or {path, scale} (OCRBench's right answers / 1000). Any other
     aggregation is not recomputed."""
     named = dict(family.metrics)
@@ -121,11 +122,13 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
         metric = n.metric.partition(",")[0]
         spec = named.get(metric)
         if spec == "mean" or (spec is None and art.aggregations.get(metric, "mean") == "mean") \
-                or (isinstance(spec, dict) and "mean-by" in spec):
+                or (isinstance(spec, dict) and ("mean-by" in spec or spec.get("mean") is True)):
             logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
             kept = [(r, s) for r, s, has in zip(result.records, scores, logged) if has or not any(logged)]
-            out[(n.split, n.metric)] = (mean([s for _, s in kept]) if not isinstance(spec, dict)
-                                        else _mean_by(kept, str(spec["mean-by"])))
+            value = (_mean_by(kept, str(spec["mean-by"])) if isinstance(spec, dict) and "mean-by" in spec
+                     else mean([s for _, s in kept]))
+            scale = float(spec.get("scale", 1)) if isinstance(spec, dict) else 1.0
+            out[(n.split, n.metric)] = None if value is None else value * scale if scale != 1 else value
         elif spec is not None:  # a dotted path, or {path, scale} (OCRBench's right answers / 1000)
             spec = spec if isinstance(spec, dict) else {"path": spec}
             value = figure(result.metrics, str(spec.get("path")))

@@ -1,7 +1,7 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench), from a scratch folder (SEED-Bench's aggregation writes
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -13,10 +13,12 @@ submission-file helper stubbed), `seedbench/utils.py` (seed_process_result, seed
 stubbed), `blink/utils.py` (blink_process_results, blink_aggregate_results; its default-template loader
 stubbed: it only reads prompts), `cv_bench/utils.py` (cv_bench_process_results, cv_bench_aggregate_results),
 `muirbench/utils.py` (muir_process_results, muir_aggregation; the base class of its filter stubbed: the
-fixture's replies stand for the filter's output, the filter is not run); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
+fixture's replies stand for the filter's output, the filter is not run), `vstar_bench/utils.py`
+(vstar_process_results, vstar_aggregate_results; `loguru` stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
-the per-metric aggregation (evaluator: each metric over the docs whose process_results returned it), and the
+the per-metric aggregation (evaluator_utils.py calculate_aggregate_metric: each metric of the yaml's
+metric_list over the docs whose process_results returned it), and the
 0.4+ slim samples line of EvaluationTracker.save_results_samples (loggers/evaluation_tracker.py:265-286:
 `input` = the prompt, one-element `filtered_resps` flattened, `resps` dropped when equal, `target` as
 str(), `arguments` and `doc` dropped). Docs and replies come from write_runs_data.json beside this file.
@@ -154,12 +156,20 @@ def load_task(name):
         muir = _load("muirbench_utils", "lmms_eval/tasks/muirbench/utils.py")
         return (lambda doc, results, target: muir.muir_process_results(doc, results), muir.muir_doc_to_target,
                 {"muirbench_score_overall": muir.muir_aggregation})
+    if name == "vstar_bench":
+        _stub_loguru()
+        vstar = _load("vstar_utils", "lmms_eval/tasks/vstar_bench/utils.py")
+        # vstar_bench.yaml's metric_list names only the overall metric (the per-category keys are logged per
+        # sample, aggregated only by the per-category tasks' yamls)
+        return (lambda doc, results, target: vstar.vstar_process_results(doc, results), lambda d: d["label"],
+                {"vstar_overall_acc": vstar.vstar_aggregate_results})
     raise SystemExit(f"unknown task {name}")
 
 
 def _stub_loguru():
     loguru = types.ModuleType("loguru")
-    loguru.logger = types.SimpleNamespace(info=lambda *a, **k: None, warning=lambda *a, **k: None)
+    loguru.logger = types.SimpleNamespace(info=lambda *a, **k: None, warning=lambda *a, **k: None,
+                                          debug=lambda *a, **k: None)
     sys.modules["loguru"] = loguru
 
 
