@@ -111,15 +111,15 @@ def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
     """SEED-Bench scored at three commits (75571cfe, 9a4bc109^, 7388114b^: first character ignoring case,
     first character exactly, the whole reply) on the same replies, SEED-Bench-2-Plus, MMStar's 2024-2026
     exact_match on 120 real MMStar replies (means of l2-category means), BLINK's and CV-Bench's leading
-    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models: every number, each SEED-Bench run by the generation of its date."""
+    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy): every number, each SEED-Bench run by the generation of its date."""
     want = {"letters-2026": {"seedbench": "lmms-eval-seedbench", "seedbench_2_plus": "lmms-eval-seedbench",
                              "blink_art_style": "lmms-eval-letter-start", "blink_counting": "lmms-eval-letter-start",
                              "cv_bench_2d": "lmms-eval-letter-start", "muirbench": "lmms-eval-muirbench",
-                             "vstar_bench": "lmms-eval-vstar"},
+                             "vstar_bench": "lmms-eval-vstar", "mmvp": "lmms-eval-mmvp"},
             "seedbench-2024-05": {"seedbench": "lmms-eval-seedbench@v2"},
             "seedbench-2024-02": {"seedbench": "lmms-eval-seedbench@v1"},
             "mmstar-2025": {"mmstar": "lmms-eval-mmstar@v1"}}
-    counts = {"letters-2026": 12, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7}
+    counts = {"letters-2026": 14, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7}
     seed_values = set()
     for folder, rulesets in want.items():
         code, out = _reproduce(RUN.parent / folder)

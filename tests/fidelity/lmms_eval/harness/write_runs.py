@@ -1,7 +1,7 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench), from a scratch folder (SEED-Bench's aggregation writes
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -14,7 +14,8 @@ stubbed), `blink/utils.py` (blink_process_results, blink_aggregate_results; its 
 stubbed: it only reads prompts), `cv_bench/utils.py` (cv_bench_process_results, cv_bench_aggregate_results),
 `muirbench/utils.py` (muir_process_results, muir_aggregation; the base class of its filter stubbed: the
 fixture's replies stand for the filter's output, the filter is not run), `vstar_bench/utils.py`
-(vstar_process_results, vstar_aggregate_results; `loguru` stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
+(vstar_process_results, vstar_aggregate_results; `loguru` stubbed), `mmvp/utils.py` (mmvp_doc_to_target,
+mmvp_process_results, mmvp_aggregate_results, mmvp_aggregate_pair_results; `loguru` stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
 the per-metric aggregation (evaluator_utils.py calculate_aggregate_metric: each metric of the yaml's
@@ -163,6 +164,11 @@ def load_task(name):
         # sample, aggregated only by the per-category tasks' yamls)
         return (lambda doc, results, target: vstar.vstar_process_results(doc, results), lambda d: d["label"],
                 {"vstar_overall_acc": vstar.vstar_aggregate_results})
+    if name == "mmvp":
+        _stub_loguru()
+        mmvp = _load("mmvp_utils", "lmms_eval/tasks/mmvp/utils.py")
+        return (lambda doc, results, target: mmvp.mmvp_process_results(doc, results), mmvp.mmvp_doc_to_target,
+                {"mmvp_accuracy": mmvp.mmvp_aggregate_results, "mmvp_pair_accuracy": mmvp.mmvp_aggregate_pair_results})
     raise SystemExit(f"unknown task {name}")
 
 
