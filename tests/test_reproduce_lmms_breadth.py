@@ -111,15 +111,17 @@ def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
     """SEED-Bench scored at three commits (75571cfe, 9a4bc109^, 7388114b^: first character ignoring case,
     first character exactly, the whole reply) on the same replies, SEED-Bench-2-Plus, MMStar's 2024-2026
     exact_match on 120 real MMStar replies (means of l2-category means), BLINK's and CV-Bench's leading
-    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy): every number, each SEED-Bench run by the generation of its date."""
+    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy), MME-RealWorld at two commits: every number, each SEED-Bench run by the generation of its date."""
     want = {"letters-2026": {"seedbench": "lmms-eval-seedbench", "seedbench_2_plus": "lmms-eval-seedbench",
                              "blink_art_style": "lmms-eval-letter-start", "blink_counting": "lmms-eval-letter-start",
                              "cv_bench_2d": "lmms-eval-letter-start", "muirbench": "lmms-eval-muirbench",
-                             "vstar_bench": "lmms-eval-vstar", "mmvp": "lmms-eval-mmvp"},
+                             "vstar_bench": "lmms-eval-vstar", "mmvp": "lmms-eval-mmvp",
+                             "mmerealworld": "lmms-eval-mme-realworld"},
+            "mmerealworld-2024-10": {"mmerealworld": "lmms-eval-mme-realworld@v1"},
             "seedbench-2024-05": {"seedbench": "lmms-eval-seedbench@v2"},
             "seedbench-2024-02": {"seedbench": "lmms-eval-seedbench@v1"},
             "mmstar-2025": {"mmstar": "lmms-eval-mmstar@v1"}}
-    counts = {"letters-2026": 14, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7}
+    counts = {"letters-2026": 15, "mmerealworld-2024-10": 1, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7}
     seed_values = set()
     for folder, rulesets in want.items():
         code, out = _reproduce(RUN.parent / folder)
@@ -129,9 +131,12 @@ def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
         assert not any(n.startswith("also reproduced by") for r in rows for n in r["notes"])
         seed_values |= {(folder, r["reported"]) for r in rows if r["metric"] == "seed_all,none"}
         for r in rows:
-            if r["benchmark"] not in ("seedbench", "seedbench_2_plus", "muirbench"):  # those log no per-sample verdict
+            if r["benchmark"] not in ("seedbench", "seedbench_2_plus", "muirbench", "mmerealworld"):  # no logged verdict
                 assert any("per-record scores equal the samples log" in n for n in r["notes"]), r["notes"]
     assert len({v for _, v in seed_values}) == 3  # the generations score these replies differently
+    published = [json.loads((RUN.parent / f / f"{stamp}_results.json").read_text())["results"]["mmerealworld"]
+                 for f, stamp in (("letters-2026", "20260901_130000"), ("mmerealworld-2024-10", "20241020_090000"))]
+    assert len({p["mme_realworld_score,none"] for p in published}) == 2  # "Best answer: C" reads B in 2024
 
 
 def test_mmstar_metrics_are_means_of_l2_category_means():

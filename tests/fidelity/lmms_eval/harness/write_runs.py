@@ -1,7 +1,7 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp), from a scratch folder (SEED-Bench's aggregation writes
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -15,7 +15,10 @@ stubbed: it only reads prompts), `cv_bench/utils.py` (cv_bench_process_results, 
 `muirbench/utils.py` (muir_process_results, muir_aggregation; the base class of its filter stubbed: the
 fixture's replies stand for the filter's output, the filter is not run), `vstar_bench/utils.py`
 (vstar_process_results, vstar_aggregate_results; `loguru` stubbed), `mmvp/utils.py` (mmvp_doc_to_target,
-mmvp_process_results, mmvp_aggregate_results, mmvp_aggregate_pair_results; `loguru` stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
+mmvp_process_results, mmvp_aggregate_results, mmvp_aggregate_pair_results; `loguru` stubbed),
+`mme_realworld/utils.py` (extract_characters_regex, mme_realworld_process_results,
+mme_realworld_aggregate_results; `loguru`, `PIL`, the 2024 version's unused `cv2` and submission-file helper
+stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
 the per-metric aggregation (evaluator_utils.py calculate_aggregate_metric: each metric of the yaml's
@@ -169,6 +172,19 @@ def load_task(name):
         mmvp = _load("mmvp_utils", "lmms_eval/tasks/mmvp/utils.py")
         return (lambda doc, results, target: mmvp.mmvp_process_results(doc, results), mmvp.mmvp_doc_to_target,
                 {"mmvp_accuracy": mmvp.mmvp_aggregate_results, "mmvp_pair_accuracy": mmvp.mmvp_aggregate_pair_results})
+    if name == "mmerealworld":
+        _stub_loguru()
+        pil = types.ModuleType("PIL")
+        pil.Image = types.ModuleType("PIL.Image")
+        sys.modules.setdefault("PIL", pil)
+        sys.modules.setdefault("cv2", types.ModuleType("cv2"))  # imported, unused, by the 2024 version
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+        files.generate_submission_file = lambda *a, **k: None
+        sys.modules.setdefault("lmms_eval.tasks._task_utils.file_utils", files)
+        mmerw = _load("mme_realworld_utils", "lmms_eval/tasks/mme_realworld/utils.py")
+        return (lambda doc, results, target: mmerw.mme_realworld_process_results(doc, results), lambda d: d["answer"],
+                {"mme_realworld_score": mmerw.mme_realworld_aggregate_results})
     raise SystemExit(f"unknown task {name}")
 
 
