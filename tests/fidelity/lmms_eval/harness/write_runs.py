@@ -10,7 +10,7 @@ five aggregations), `lmms_eval/tasks/chartqa/utils.py` (chartqa_process_results)
 `lmms_eval/tasks/ocrbench/utils.py` (ocrbench_process_results, ocrbench_aggregate_accuracy; `loguru` and its
 submission-file helper stubbed), `seedbench/utils.py` (seed_process_result, seed_aggregation_result[_all]),
 `mmstar/utils.py` (mmstar_process_results with its exact_match, mmstar_aggregate_results; `loguru`, `PIL`
-stubbed), `blink/utils.py` (blink_process_results, blink_aggregate_results; its default-template loader
+stubbed; from 9ca4445d with `_task_utils/mcq_extract.py`, loaded from the checkout too), `blink/utils.py` (blink_process_results, blink_aggregate_results; its default-template loader
 stubbed: it only reads prompts), `cv_bench/utils.py` (cv_bench_process_results, cv_bench_aggregate_results),
 `muirbench/utils.py` (muir_process_results, muir_aggregation; the base class of its filter stubbed: the
 fixture's replies stand for the filter's output, the filter is not run), `vstar_bench/utils.py`
@@ -135,6 +135,9 @@ def load_task(name):
         pil = types.ModuleType("PIL")
         pil.Image = types.ModuleType("PIL.Image")
         sys.modules.setdefault("PIL", pil)
+        if (ROOT / "lmms_eval/tasks/_task_utils/mcq_extract.py").exists():  # 9ca4445d (2026-04-11) on
+            _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+            _load("lmms_eval.tasks._task_utils.mcq_extract", "lmms_eval/tasks/_task_utils/mcq_extract.py")
         mmstar = _load("mmstar_utils", "lmms_eval/tasks/mmstar/utils.py")
         keys = ["coarse perception", "fine-grained perception", "instance reasoning", "logical reasoning",
                 "science & technology", "math", "average"]
