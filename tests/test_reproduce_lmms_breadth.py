@@ -110,7 +110,8 @@ def test_each_ocrbench_generation_gives_back_its_own_run_and_is_named():
 def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
     """SEED-Bench scored at three commits (75571cfe, 9a4bc109^, 7388114b^: first character ignoring case,
     first character exactly, the whole reply) on the same replies, SEED-Bench-2-Plus, MMStar's 2024-2026
-    exact_match and its 2026 extract_mcq_answer on 180 real replies (means of l2-category means), BLINK's and CV-Bench's leading
+    exact_match and its 2026 extract_mcq_answer on 180 real replies (means of l2-category means), RealWorldQA's
+    2026 scorer (letter golds extracted, open golds compared whole), BLINK's and CV-Bench's leading
     letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy), MME-RealWorld at two commits: every number, each SEED-Bench run by the generation of its date."""
     want = {"letters-2026": {"seedbench": "lmms-eval-seedbench", "seedbench_2_plus": "lmms-eval-seedbench",
                              "blink_art_style": "lmms-eval-letter-start", "blink_counting": "lmms-eval-letter-start",
@@ -121,8 +122,8 @@ def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
             "seedbench-2024-05": {"seedbench": "lmms-eval-seedbench@v2"},
             "seedbench-2024-02": {"seedbench": "lmms-eval-seedbench@v1"},
             "mmstar-2025": {"mmstar": "lmms-eval-mmstar@v1"},
-            "mmstar-2026": {"mmstar": "lmms-eval-mmstar"}}
-    counts = {"letters-2026": 15, "mmerealworld-2024-10": 1, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7, "mmstar-2026": 7}
+            "mmstar-2026": {"mmstar": "lmms-eval-mmstar", "realworldqa": "lmms-eval-realworldqa"}}
+    counts = {"letters-2026": 15, "mmerealworld-2024-10": 1, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7, "mmstar-2026": 8}
     seed_values = set()
     for folder, rulesets in want.items():
         code, out = _reproduce(RUN.parent / folder)

@@ -1,7 +1,7 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld), from a scratch folder (SEED-Bench's aggregation writes
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -18,7 +18,9 @@ fixture's replies stand for the filter's output, the filter is not run), `vstar_
 mmvp_process_results, mmvp_aggregate_results, mmvp_aggregate_pair_results; `loguru` stubbed),
 `mme_realworld/utils.py` (extract_characters_regex, mme_realworld_process_results,
 mme_realworld_aggregate_results; `loguru`, `PIL`, the 2024 version's unused `cv2` and submission-file helper
-stubbed); nothing else of lmms-eval is imported. What the harness itself does, as the checkout does it (line numbers at
+stubbed), `realworldqa/utils.py` (realworldqa_process_results with `_task_utils/mcq_extract.py`; the base
+classes of its filters stubbed: they are not run, its yaml's mean aggregates); nothing else of lmms-eval is
+imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
 the per-metric aggregation (evaluator_utils.py calculate_aggregate_metric: each metric of the yaml's
@@ -188,6 +190,17 @@ def load_task(name):
         mmerw = _load("mme_realworld_utils", "lmms_eval/tasks/mme_realworld/utils.py")
         return (lambda doc, results, target: mmerw.mme_realworld_process_results(doc, results), lambda d: d["answer"],
                 {"mme_realworld_score": mmerw.mme_realworld_aggregate_results})
+    if name == "realworldqa":  # 9ca4445d on: process_results with the shared extractor (the filters are not run)
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils", "lmms_eval.filters")
+        _load("lmms_eval.tasks._task_utils.mcq_extract", "lmms_eval/tasks/_task_utils/mcq_extract.py")
+        for module, cls in (("lmms_eval.filters.extraction", "ExtendedRegexFilter"),
+                            ("lmms_eval.filters.transformation", "MapFilter")):
+            stub = types.ModuleType(module)
+            setattr(stub, cls, type(cls, (), {}))
+            sys.modules[module] = stub
+        rwqa = _load("realworldqa_utils", "lmms_eval/tasks/realworldqa/utils.py")
+        return (lambda doc, results, target: rwqa.realworldqa_process_results(doc, results), lambda d: d["answer"],
+                {"exact_match": mean})
     raise SystemExit(f"unknown task {name}")
 
 
