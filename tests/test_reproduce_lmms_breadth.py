@@ -112,18 +112,19 @@ def test_seedbench_generations_mmstar_and_blink_runs_are_given_back():
     first character exactly, the whole reply) on the same replies, SEED-Bench-2-Plus, MMStar's 2024-2026
     exact_match and its 2026 extract_mcq_answer on 180 real replies (means of l2-category means), RealWorldQA's
     2026 scorer (letter golds extracted, open golds compared whole), BLINK's and CV-Bench's leading
-    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy), MME-RealWorld at two commits: every number, each SEED-Bench run by the generation of its date."""
+    letter on real BLINK replies, MuirBench, V*Bench (percent) on real replies of three models, MMVP (accuracy and pair accuracy), MME-RealWorld at two commits, AI2D through its own
+    `flexible-extract` filter (run by the harness; the log's filtered reply is what rulekit scores): every number, each SEED-Bench run by the generation of its date."""
     want = {"letters-2026": {"seedbench": "lmms-eval-seedbench", "seedbench_2_plus": "lmms-eval-seedbench",
                              "blink_art_style": "lmms-eval-letter-start", "blink_counting": "lmms-eval-letter-start",
                              "cv_bench_2d": "lmms-eval-letter-start", "muirbench": "lmms-eval-muirbench",
                              "vstar_bench": "lmms-eval-vstar", "mmvp": "lmms-eval-mmvp",
-                             "mmerealworld": "lmms-eval-mme-realworld"},
+                             "mmerealworld": "lmms-eval-mme-realworld", "ai2d": "lmms-eval-exact-match"},
             "mmerealworld-2024-10": {"mmerealworld": "lmms-eval-mme-realworld@v1"},
             "seedbench-2024-05": {"seedbench": "lmms-eval-seedbench@v2"},
             "seedbench-2024-02": {"seedbench": "lmms-eval-seedbench@v1"},
             "mmstar-2025": {"mmstar": "lmms-eval-mmstar@v1"},
             "mmstar-2026": {"mmstar": "lmms-eval-mmstar", "realworldqa": "lmms-eval-realworldqa"}}
-    counts = {"letters-2026": 15, "mmerealworld-2024-10": 1, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7, "mmstar-2026": 8}
+    counts = {"letters-2026": 16, "mmerealworld-2024-10": 1, "seedbench-2024-05": 3, "seedbench-2024-02": 3, "mmstar-2025": 7, "mmstar-2026": 8}
     seed_values = set()
     for folder, rulesets in want.items():
         code, out = _reproduce(RUN.parent / folder)

@@ -1,7 +1,7 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa), from a scratch folder (SEED-Bench's aggregation writes
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa, ai2d), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -19,7 +19,10 @@ mmvp_process_results, mmvp_aggregate_results, mmvp_aggregate_pair_results; `logu
 `mme_realworld/utils.py` (extract_characters_regex, mme_realworld_process_results,
 mme_realworld_aggregate_results; `loguru`, `PIL`, the 2024 version's unused `cv2` and submission-file helper
 stubbed), `realworldqa/utils.py` (realworldqa_process_results with `_task_utils/mcq_extract.py`; the base
-classes of its filters stubbed: they are not run, its yaml's mean aggregates); nothing else of lmms-eval is
+classes of its filters stubbed: they are not run, its yaml's mean aggregates), `ai2d/utils.py` (ai2d_doc_to_target and
+its MultiChoiceRegexFilter, RUN as the yaml's `flexible-extract` filter on the raw reply, with
+api/instance.py, api/filter.py, api/reasoning.py, filters/extraction.py from the checkout; `datasets`
+stubbed); nothing else of lmms-eval is
 imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
@@ -201,7 +204,33 @@ def load_task(name):
         rwqa = _load("realworldqa_utils", "lmms_eval/tasks/realworldqa/utils.py")
         return (lambda doc, results, target: rwqa.realworldqa_process_results(doc, results), lambda d: d["answer"],
                 {"exact_match": mean})
+    if name == "ai2d":  # its yaml's `flexible-extract` filter, run as lmms-eval runs it, then the built-in metric
+        _filters()
+        ai2d = _load("ai2d_utils", "lmms_eval/tasks/ai2d/utils.py")
+        keep = ai2d.MultiChoiceRegexFilter(regex_pattern="([A-Z])\\.", group_select=0, ignore_case=True,
+                                           ignore_punctuation=True)
+        FILTERS[name] = ("flexible-extract", keep)
+        return (builtin("exact_match", {"ignore_case": True, "ignore_punctuation": True}),
+                lambda d: ai2d.ai2d_doc_to_target(d, "mcq"), {"exact_match": mean})
     raise SystemExit(f"unknown task {name}")
+
+
+FILTERS = {}  # task -> (filter name, the filter object whose `apply` lmms-eval calls)
+
+
+def _filters():
+    """lmms_eval/api/instance.py, api/filter.py (its `datasets` import, a type hint, stubbed), api/reasoning.py and
+    filters/extraction.py, loaded from the checkout: the filter classes a task's utils.py builds on."""
+    _stub_packages("lmms_eval.filters", "lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+    datasets = types.ModuleType("datasets")
+    datasets.Dataset = type("Dataset", (), {})
+    sys.modules.setdefault("datasets", datasets)
+    for module, path in (("lmms_eval.api.instance", "lmms_eval/api/instance.py"),
+                         ("lmms_eval.api.filter", "lmms_eval/api/filter.py"),
+                         ("lmms_eval.api.reasoning", "lmms_eval/api/reasoning.py"),
+                         ("lmms_eval.filters.extraction", "lmms_eval/filters/extraction.py")):
+        if (ROOT / path).exists():
+            _load(module, path)
 
 
 def _stub_loguru():
@@ -226,12 +255,17 @@ def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
         task = task_name
         per_metric = {}
         with open(out / f"{date}_samples_{task}.jsonl", "w", encoding="utf-8") as f:
+            filter_name, keep = FILTERS.get(task, ("none", None))
             for doc_id, (doc, reply) in enumerate(data[task]):
                 target = to_target(doc)
-                metrics = process(doc, [reply], target)
+                filtered = reply if keep is None else keep.apply([[reply]], [doc])[0]
+                metrics = process(doc, [filtered], target)
                 for k, v in metrics.items():
                     per_metric.setdefault(k, []).append(v)
-                line = {"doc_id": doc_id, "target": str(target), "filtered_resps": reply,
+                line = {"doc_id": doc_id, "target": str(target)}
+                if filtered != reply:  # save_results_samples keeps `resps` only when the filter changed the reply
+                    line["resps"] = [reply]
+                line |= {"filtered_resps": filtered,
                         "token_counts": [None],
                         "doc_hash": hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()}
                 line.update(metrics)
@@ -239,8 +273,8 @@ def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
                 f.write(json.dumps(line, ensure_ascii=False) + "\n")
         values = {"alias": task}
         for metric, agg in aggregations.items():
-            values[f"{metric},none"] = agg(per_metric[metric])
-            values[f"{metric}_stderr,none"] = "N/A"
+            values[f"{metric},{filter_name}"] = agg(per_metric[metric])
+            values[f"{metric}_stderr,{filter_name}"] = "N/A"
         results[task] = values
         configs[task] = {"task": task, "output_type": "generate_until",
                          "metric_list": [{"metric": m, "aggregation": "mean" if a is mean else
