@@ -1,9 +1,9 @@
 """`metrics: binary:` — precision, recall and F1 of a yes/no benchmark (VLMEvalKit's POPE_rating).
 
 A record is predicted positive when its decision's prediction is exactly the spec's `positive`
-label, and is positive when its gold is. With `negative`, a prediction that is neither label falls in no
-cell (lmms-eval's POPE), and a gold that is neither label counts for no side of `positive_share`. Counts are integers, so the figures do not depend on the
-order of the records.
+label, and is positive when its gold is. With `negative`, a prediction that is neither label falls in
+no cell (lmms-eval's POPE), and a gold that is neither label counts for no side of `positive_share`.
+Counts are integers, so the figures do not depend on the order of the records.
 """
 from __future__ import annotations
 

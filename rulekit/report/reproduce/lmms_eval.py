@@ -110,34 +110,40 @@ def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> 
     """Our value of each published lmms-eval metric: a `mean` aggregation is the mean of our per-record
     scores over the records whose samples log line carries that metric (lmms-eval aggregates a metric over
     the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
-    ones), over all records when no line carries it. The registry's `metrics:` NAME overrides: `mean` (that
-    mean, for a task's own aggregation function that computes it: SEED-Bench's), `{mean-by: FIELD}` (the
-    mean over FIELD's values of each value's mean, over the same records: MMStar's l2 categories), either
-    as a dict with `scale` (`{mean: true, scale: 100}`: V*Bench's percent), a dotted
-    path of the ruleset's figures or {path, scale} (OCRBench's right answers / 1000). Any other
+    ones); a metric the registry names (`metrics:`) is the figure it says (`_figure_of`); any other
     aggregation is not recomputed."""
     named = dict(family.metrics)
     out, notes = {}, []
     for n in art.numbers:
         metric = n.metric.partition(",")[0]
         spec = named.get(metric)
-        if spec == "mean" or (spec is None and art.aggregations.get(metric, "mean") == "mean") \
-                or (isinstance(spec, dict) and ("mean-by" in spec or spec.get("mean") is True)):
-            logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
-            kept = [(r, s) for r, s, has in zip(result.records, scores, logged) if has or not any(logged)]
-            value = (_mean_by(kept, str(spec["mean-by"])) if isinstance(spec, dict) and "mean-by" in spec
-                     else mean([s for _, s in kept]))
-            scale = float(spec.get("scale", 1)) if isinstance(spec, dict) else 1.0
-            out[(n.split, n.metric)] = None if value is None else value * scale if scale != 1 else value
-        elif spec is not None:  # a dotted path, or {path, scale} (OCRBench's right answers / 1000)
-            spec = spec if isinstance(spec, dict) else {"path": spec}
-            value = figure(result.metrics, str(spec.get("path")))
-            out[(n.split, n.metric)] = None if value is None else value * float(spec.get("scale", 1))
-        else:
+        if spec is None and art.aggregations.get(metric, "mean") != "mean":
             out[(n.split, n.metric)] = None
             notes.append(f"`{n.metric}` is aggregated by {art.aggregations[metric]}, which rulekit does not "
                          "recompute for this task")
+        else:
+            out[(n.split, n.metric)] = _figure_of(spec, metric, result, scores)
     return out, notes
+
+
+def _figure_of(spec, metric: str, result, scores: list[float]) -> float | None:
+    """One metric's figure as the registry's `metrics:` entry says: none or `mean` (the mean over the records
+    that logged the metric: also for a task's own aggregation function that computes it, SEED-Bench's), a
+    dotted path of the ruleset's figures, or a mapping: `{path: P}`, `{mean-by: FIELD}` (the mean over FIELD's
+    values of each value's mean, over the same records: MMStar's l2 categories) or `{mean: true}`, each with
+    an optional `scale` (OCRBench's right answers / 1000, V*Bench's percent)."""
+    if spec is None or spec == "mean":
+        spec = {"mean": True}
+    elif not isinstance(spec, dict):
+        spec = {"path": spec}
+    if "path" in spec:
+        value = figure(result.metrics, str(spec["path"]))
+    else:
+        logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
+        kept = [(r, s) for r, s, has in zip(result.records, scores, logged) if has or not any(logged)]
+        value = _mean_by(kept, str(spec["mean-by"])) if "mean-by" in spec else mean([s for _, s in kept])
+    scale = float(spec.get("scale", 1))
+    return None if value is None else value * scale if scale != 1 else value
 
 
 def _mean_by(kept: list, field: str) -> float | None:
