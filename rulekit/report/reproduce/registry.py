@@ -18,7 +18,9 @@ class Family:
     rulesets: tuple[str, ...]
     datasets: tuple[str, ...]
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
-    metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
+    # (published metric, our figure) where it is not a plain mean; a figure may be a mapping (lmms-eval's
+    # `{path, scale}`, `{mean-by: FIELD}`), so the field stays out of the hash
+    metrics: tuple[tuple[str, object], ...] = field(default=(), hash=False)
     score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
     fields: tuple[tuple[str, str], ...] = ()  # how its prediction sheets' columns map to record fields (`--field`)
     # VLMEvalKit classes whose datasets it scores without naming them: a dataset of VLMEvalKit's list
