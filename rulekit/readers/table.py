@@ -31,6 +31,7 @@ from rulekit.core.errors import InputError, Loc, RulekitError, warn
 from rulekit.core.limits import LimitError, check_zip, limit, line_too_long, over
 from rulekit.core.records import Record
 from rulekit.readers.jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
+from rulekit.readers.sheetxml import Fallback, SheetScan, shared_strings
 
 _SKIP = {"id", "index", "response", "prediction", "answer", "choices", "question_type",
          "question", "benchmark", "model", "meta", "image"}
@@ -241,9 +242,26 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     date_formats, timedelta_formats, epoch = wb._date_formats, wb._timedelta_formats, wb.epoch
     _column("A1")  # fills _COLUMNS
     columns = _COLUMNS
+    max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
+
+    def number(text: str, style_id: int) -> Any:  # parse_cell's t="n", for the fast path
+        v = float(text) if "." in text or "E" in text or "e" in text else int(text)
+        if style_id in date_formats:
+            try:
+                return from_excel(v, epoch, timedelta=style_id in timedelta_formats)
+            except (OverflowError, ValueError):
+                raise Fallback from None  # openpyxl warns and reads "#VALUE!": the exact pass does both
+        return v
+
+    def other(data_type: str, text: str) -> Any:  # parse_cell's t="b", "d", "str", "e"
+        return bool(int(text)) if data_type == "b" else from_ISO8601(text) if data_type == "d" else text
+
+    with archive.open(member) as src:  # regular XML first, by C-level scans (readers/sheetxml.py)
+        fast = SheetScan(shared, date_formats, number, other, columns, max_rows, max_cols, max_cells).scan(src)
+    if fast is not None:
+        return fast, None
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     cell_tag, row_tag, v_tag, f_tag, is_tag = ns + "c", ns + "row", ns + "v", ns + "f", ns + "is"
-    max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
     count, first = 0, ""
     row = col = cells = 0  # the last row ended, the column of the last cell of the row being read, cells so far
     width = 0  # cells openpyxl makes of the rows ended so far: each row up to its last cell
@@ -352,6 +370,26 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     return out, failed
 
 
+def _load_workbook(source: Any) -> Any:
+    """openpyxl's `load_workbook(source, read_only=True, data_only=True)`, its shared strings read by the fast
+    path (`sheetxml.shared_strings`) when that accounts for all of them, else by openpyxl's own reader."""
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.reader.strings import read_string_table
+    from openpyxl.xml.constants import SHARED_STRINGS
+
+    class Reader(ExcelReader):
+        def read_strings(self) -> None:
+            ct = self.package.find(SHARED_STRINGS)
+            if ct is not None:
+                data = self.archive.read(ct.PartName[1:])
+                fast = shared_strings(data)
+                self.shared_strings = fast if fast is not None else read_string_table(io.BytesIO(data))
+
+    reader = Reader(source, read_only=True, data_only=True)
+    reader.read()
+    return reader.wb
+
+
 def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
     """(row number, cell values) of every row of the first sheet of an .xlsx file (or the seekable file `f`
     named `path`), as openpyxl's read-only `iter_rows(values_only=True)` gives them, within the readers'
@@ -368,7 +406,7 @@ def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tup
                          help="reinstall rulekit, or pip install openpyxl (or save the sheet as .tsv)") from None
     check_zip(f if f is not None else path, path)
     try:
-        wb = openpyxl.load_workbook(f if f is not None else path, read_only=True, data_only=True)
+        wb = _load_workbook(f if f is not None else path)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
         raise corrupt(path, e) from None
     n = 0
