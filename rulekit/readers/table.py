@@ -43,11 +43,20 @@ def _key(name: Any) -> str:
     return name if name in _LETTER_SET else name.lower()
 
 
+_KEYS: dict[str, str] = {}  # a text column name → its key, kept for the next row (headers repeat every row)
+
+
 def table_base(raw: dict) -> tuple[dict, dict]:
     """(base, extras) for one table row given as {column: cell} (mapping in the module docstring)."""
     row = {}
+    keys = _KEYS
     for k, v in raw.items():
-        row[_key(k)] = None if is_blank(v) or (isinstance(v, str) and v == "") else v
+        key = keys.get(k) if type(k) is str else None  # only str: 1, 1.0 and True would share a dict slot
+        if key is None:
+            key = _key(k)
+            if type(k) is str and len(keys) < 100_000:
+                keys[k] = key
+        row[key] = None if v is None or (isinstance(v, str) and v == "") or (isinstance(v, float) and v != v) else v
     base: dict = {}
     for ours, theirs in (("id", "index"), ("response", "prediction")):
         if ours in row:
@@ -60,7 +69,8 @@ def table_base(raw: dict) -> tuple[dict, dict]:
     if row.get("choices") is not None:
         base["choices"] = row["choices"]
     else:
-        opts = {k: row[k] for k in LETTERS if row.get(k) is not None}
+        letters = sorted(k for k, v in row.items() if v is not None and k in _LETTER_SET)  # A..Z order
+        opts = {k: row[k] for k in letters}
         base["choices"] = opts or None
     extras = {k: v for k, v in row.items()
               if v is not None and k not in _SKIP and k not in _LETTER_SET}
