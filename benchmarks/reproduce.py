@@ -14,6 +14,8 @@ carry this script's peak across fork+exec). "old" is `--old-ref`'s rulekit/ (git
 PYTHONPATH); "new" is this checkout; "openpyxl" reads every sheet of the work dir with openpyxl's read-only
 `iter_rows(values_only=True)` and does nothing else — the plain-Python floor of any scorer that reads the
 sheets as VLMEvalKit (pandas.read_excel) does. The old and new runs must print the same numbers (checked).
+Byte-compiled modules are written and used as a user's install does (PYTHONDONTWRITEBYTECODE is dropped for
+the runs; the first round warms them).
 Nothing here is a test: numbers are printed.
 """
 from __future__ import annotations
@@ -77,6 +79,7 @@ def make_workdir(dest: Path, copies: int) -> int:
 
 def run(kind: str, workdir: Path, pythonpath: Path | None) -> dict:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: modules compiled once, not on every start
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath) + os.pathsep + env.get("PYTHONPATH", "")
     w0 = time.perf_counter()

@@ -217,7 +217,8 @@ class SheetScan:
             if cells:
                 cols = [columns[c[0]] for c in cells]
                 self.cells += len(cells)
-                if max(cols) > self.max_cols or self.cells > self.max_cells or self.width + max(cols) > self.max_cells:
+                widest = max(cols)
+                if widest > self.max_cols or self.cells > self.max_cells or self.width + widest > self.max_cells:
                     raise Fallback  # E302, raised by the exact parser at the same cell
                 self.width += cols[-1]
                 amp = "&" in body

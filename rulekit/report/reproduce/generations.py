@@ -103,11 +103,19 @@ def _era_rank(ruleset: str, era: tuple[str, str] | None) -> int:
     return 0 if era is None or info is None or info.covers(era[0]) else 1
 
 
-def score_artifact(art: Artifact) -> Scored:
+def score_artifact(art: Artifact, loaded: dict | None = None) -> Scored:
     """Score `art`'s predictions with each generation its family lists (and, when its result sheet holds
-    judge replies, each judged generation with those replies replayed)."""
-    from rulekit.engine.compiler import load_ruleset
+    judge replies, each judged generation with those replies replayed). `loaded` (name → compiled ruleset)
+    keeps the rulesets compiled for one file for the next ones of the same run."""
+    from rulekit.engine.compiler import load_ruleset as load
     from rulekit.run.evaluate import evaluate
+
+    def load_ruleset(name: str):
+        if loaded is None:
+            return load(name)
+        if name not in loaded:
+            loaded[name] = load(name)
+        return loaded[name]
 
     notes = list(art.notes)
     family = art.family
@@ -374,7 +382,8 @@ def reproduce(paths: list[str], where=None) -> tuple[list[Row], list[Note]]:
     artifacts, notes = find_artifacts(paths)
     if where is not None:
         artifacts = [art for art in artifacts if where(artifact_record(art))]
-    scored = [_guarded(score_artifact, art) for art in artifacts]
+    loaded: dict = {}  # each ruleset compiled once for the whole run (0.3 s of 3.5 on a 48k-row work dir)
+    scored = [_guarded(lambda art: score_artifact(art, loaded), art) for art in artifacts]
     rows = []
     for sc in scored:
         votes = Counter(g for other in scored if other.art.framework == sc.art.framework for g in other.best())
