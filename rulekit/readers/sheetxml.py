@@ -28,7 +28,7 @@ import xml.etree.ElementTree as ET
 from typing import IO, Any, Callable
 
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-CHUNK = 4 << 20  # bytes of sheet XML read at a time: whole rows are converted before the next read
+CHUNK = 1 << 20  # bytes of sheet XML read at a time: whole rows are converted before the next read
 PREFIX_MAX = 1 << 20  # bytes before <sheetData> (views, columns, ...); past it the exact parser reads
 SUFFIX_MAX = 16 << 20  # bytes after </sheetData> (merged cells, margins, ...)
 
