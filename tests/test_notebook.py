@@ -153,8 +153,9 @@ def test_diff_streams_and_gives_what_the_kept_results_give(monkeypatch, count_un
         raise AssertionError("rulekit.diff kept every decision (diff_results) instead of streaming")
 
     monkeypatch.setattr(D, "diff_results", kept_in_full)
-    out, summary = rulekit.diff(frame, "lmms-eval", "vlmevalkit", seed=5, count_unreadable=count_unreadable,
-                                with_summary=True)
+    with pytest.warns(RulekitWarning, match="W312"):  # the row without options, said as eval says it
+        out, summary = rulekit.diff(frame, "lmms-eval", "vlmevalkit", seed=5, count_unreadable=count_unreadable,
+                                    with_summary=True)
     keys = ("id", "a_pred", "b_pred", "a_correct", "b_correct", "a_outcome", "b_outcome", "a_step", "b_step")
     assert [{k: r[k] for k in keys} for r in rows_of(out)] == expected["disagree"]
     assert {k: v for k, v in summary.items() if k not in ("a", "b", "n", "warnings")} == expected["summary"]
