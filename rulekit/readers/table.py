@@ -219,7 +219,9 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     (openpyxl would make up every row missing before a row numbered 100,000,000, and every cell missing
     before a far column), and the error openpyxl would have raised after handing over those rows (a cell
     it cannot read, a bad row number), else None; None for a workbook layout this does not know (openpyxl
-    then reads it):
+    then reads it). A sheet in the regular shapes writers emit is read by the fast path first
+    (`rulekit.readers.sheetxml.SheetScan`: C-level `re` scans, the same values and the same checks); any part
+    of it that path does not account for is read from the start by the ElementTree pass below:
 
     - E302 for a row numbered past the `rows` limit, a cell past the `columns` limit, more cells than
       `cells` (`rulekit.core.limits`) — counted as openpyxl hands them over, each row as wide as its last
