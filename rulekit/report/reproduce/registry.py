@@ -48,6 +48,30 @@ def families_for(benchmark: str) -> list[Family]:
     return [f for f in registry() if key in (d.lower() for d in f.datasets)]
 
 
+def report_family(report: str, family: Family | None, dataset: str | None = None,
+                  framework: str = "vlmevalkit") -> Family | None:
+    """The family that scores the report file named `report` of the dataset `dataset`, which `family` scores: a
+    family whose `reports:` holds a suffix that ends the name, whose `of-families:` names `family` and, when it
+    has `of-datasets:`, that lists the dataset (VLMEvalKit's 2023 prefetch table `_prefetch.xlsx` of an MMBench
+    or SEEDBench run: can_infer alone, no judge, its own columns; MMMU's `_acc.xlsx` of Dec 2023), else
+    `family` itself."""
+    if family is None:
+        return None
+    for other in registry():
+        spec = other.spec or {}
+        named = spec.get("of-datasets")
+        if other.framework == framework and family.name in spec.get("of-families", ()) \
+                and report.endswith(tuple(spec.get("reports", ()))) \
+                and (named is None or (dataset or "").lower() in (d.lower() for d in named)):
+            return other
+    return family
+
+
+def parts_families(framework: str = "vlmevalkit") -> list[Family]:
+    """The families whose reports are computed over several prediction sheets (`parts:`, parts.py)."""
+    return [f for f in registry() if f.framework == framework and (f.spec or {}).get("parts")]
+
+
 @dataclass(frozen=True)
 class Generation:
     """When a built-in ruleset's behaviour was its framework's (`rulekit/data/generations.yaml`): from
