@@ -405,11 +405,11 @@ def _load_workbook(source: Any) -> Any:
 def sheet_names(path: str) -> list[str]:
     """The names of the sheets of an .xlsx file, in order (its members checked as `sheet_rows` checks them;
     at most `columns` of them). E301 for a file openpyxl cannot open."""
-    import openpyxl
+    import openpyxl  # noqa: F401  (missing: the ImportError, as before, not a "corrupt file")
 
     check_zip(path, path)
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        wb = _load_workbook(path)  # (shared strings by the fast path too)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
         raise corrupt(path, e) from None
     try:
