@@ -63,7 +63,10 @@ def make_sheet(path: Path, rows: int) -> None:
     header, body = src[0], src[1:]
     index = [str(h) for h in header].index("index")
     strings: dict[str, int] = {}
-    out = [f'<?xml version="1.0" encoding="UTF-8"?><worksheet {NS}><sheetData>']
+    # xlsxwriter writes the sheet's <dimension> first: without it, openpyxl's read-only sheet parses the whole
+    # sheet once more just to find out there is none (any reader built on openpyxl pays that)
+    out = [f'<?xml version="1.0" encoding="UTF-8"?><worksheet {NS}><dimension ref="A1:{_col(len(header))}{rows + 1}"/>'
+           '<sheetData>']
 
     def cells(r: int, values: tuple) -> str:
         parts = []

@@ -27,6 +27,7 @@ def _widest(text: str) -> int:
     ["eval", "-r", "vlmevalkit"],
     ["eval", "-r", "vlmevalkit", "-r", "lmms-eval", "-r", "mmmu", "--seed", "0"],
     ["eval", "-r", "lmms-eval", "--seed", "0", "--by", "benchmark"],
+    ["eval", "-r", "vlmevalkit", "-r", "lmms-eval", "-r", "mmmu", "--seed", "0", "--by", "benchmark"],
     ["diff", "-r", "vlmevalkit", "-r", "lmms-eval", "--show", "0"],
 ])
 def test_piped_output_fits_80_columns_with_every_number_whole(args):
@@ -67,3 +68,26 @@ def test_no_side_of_a_flip_reads_none():
     explained = _run("explain", "-r", "vlmevalkit", "--diff", "lmms-eval", "--response", "I am not sure",
                      "--options", "A=cat,B=dog", "--answer", "B", columns=None)
     assert "→ no answer (unresolved), correct=False" in explained and "None" not in explained
+
+
+def test_like_for_like_tables_are_compact_with_what_was_left_out_under_them():
+    """The like-for-like and `--by` tables across rulesets fit 80 columns (names folded, never cut) with each
+    ruleset's and each value's left-out records as lines under them; `--wide` keeps those in columns."""
+    args = ["eval", "-r", "vlmevalkit", "-r", "lmms-eval", "-r", "mmmu", "--seed", "0", "--by", "benchmark"]
+    out = _run(*args)
+    assert "│ 93: no section" not in out and "HallusionBench" in out and "GAOKAO-Bench" in out
+    assert "lmms-eval: own records left out 93: no section in vlmevalkit (open)" in out
+    assert "benchmark MMMU: left out 40: no section in vlmevalkit (open)" in out
+    wide = _run(*args, "--wide", columns="250")
+    assert "┃ own records left out" in wide and "│ 93: no section in vlmevalkit (open)" in wide
+    assert "benchmark MMMU: left out" not in wide
+
+
+def test_the_terminal_report_ends_with_the_seed_the_input_and_the_command():
+    out = _run("eval", "-r", "vlmevalkit", "--seed", "7", "rulekit/data/sample.jsonl", columns="200")
+    last = out.rstrip().splitlines()[-1]
+    assert last == "seed: 7 · input: rulekit/data/sample.jsonl · command: rulekit eval -r vlmevalkit --seed 7 " \
+                   "rulekit/data/sample.jsonl"
+    narrow = _run("eval", "-r", "vlmevalkit", "--seed", "7", "rulekit/data/sample.jsonl")
+    assert _widest(narrow) <= 80 and "command: rulekit eval" in narrow
+    assert '"command"' not in _run("eval", "-r", "vlmevalkit", "--seed", "7", "--format", "json")  # JSON unchanged

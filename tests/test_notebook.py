@@ -129,6 +129,39 @@ def test_diff_lists_the_cli_diff_records_with_its_summary(kind):
         assert out.attrs["summary"] == summary
 
 
+@pytest.mark.parametrize("count_unreadable", [False, True])
+def test_diff_streams_and_gives_what_the_kept_results_give(monkeypatch, count_unreadable):
+    """`rulekit.diff` streams (DiffStream, nothing kept per record but the disagreements): its rows and summary
+    are those of `diff_results` over Results that kept every decision, unreadable rows counted or not."""
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.readers.frame import read_frame
+    from rulekit.report import diff as D
+    from rulekit.run.evaluate import evaluate
+
+    rows = sample_rows()
+    rows[0] = {**rows[0], "choices": None, "question_type": "multiple-choice"}  # unreadable: no options
+    frame = pd.DataFrame(rows)
+    full = evaluate([load_ruleset("lmms-eval"), load_ruleset("vlmevalkit")], list(read_frame(frame, None)), seed=5,
+                    keep=True, count_unreadable=count_unreadable)
+    expected = D.public(D.diff_results(full[0], full[1], seed=5, show=0))
+    if count_unreadable:  # counted: a decision like any other
+        assert any(d.outcome == "unreadable" for d in full[1].decisions)
+    else:  # left out of both sides' n, said so
+        assert expected["summary"]["skipped"] >= 1
+
+    def kept_in_full(*args, **kwargs):
+        raise AssertionError("rulekit.diff kept every decision (diff_results) instead of streaming")
+
+    monkeypatch.setattr(D, "diff_results", kept_in_full)
+    with pytest.warns(RulekitWarning, match="W312"):  # the row without options, said as eval says it
+        out, summary = rulekit.diff(frame, "lmms-eval", "vlmevalkit", seed=5, count_unreadable=count_unreadable,
+                                    with_summary=True)
+    keys = ("id", "a_pred", "b_pred", "a_correct", "b_correct", "a_outcome", "b_outcome", "a_step", "b_step")
+    assert [{k: r[k] for k in keys} for r in rows_of(out)] == expected["disagree"]
+    assert {k: v for k, v in summary.items() if k not in ("a", "b", "n", "warnings")} == expected["summary"]
+    assert summary["n"] == expected["n"] and len(out) == expected["summary"]["disagree"] > 0
+
+
 def test_fields_map_columns_as_the_cli_field_option_does(tmp_path):
     rows = [{"index": r["id"], "prediction": r["response"], "gold_letter": r["answer"], **{k: v for k, v in r.items()
             if k not in ("id", "response", "answer")}} for r in sample_rows()]

@@ -109,3 +109,42 @@ def test_list_names_what_run_reads_a_suite_benchmark_with():
     res = invoke("list", "--benchmark", "POPE")
     assert res.exit_code == 0
     assert "seed suite (POPE): layout pope; prompts atropos atropos-pope, vlmevalkit vlmevalkit-yorn" in res.output
+
+
+@pytest.mark.parametrize("bench, layout", [("MMStar", "mmstar"), ("MathVista", "mathvista")])
+def test_run_diff_is_streamed_and_equals_the_diff_of_kept_results(server, tmp_path, monkeypatch, bench, layout):
+    """`diff.json` comes from a DiffStream (no decision list kept for it), and is the report `diff_results`
+    gives on Results that kept every decision — also where the two rulesets read the outputs with different
+    field maps (MathVista: `mathvista` takes its gold from meta.answer_option)."""
+    import orjson
+
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.generate.suite import find_benchmark
+    from rulekit.readers import parse_field_map, read_records
+    from rulekit.report import diff as D
+    from rulekit.run.evaluate import evaluate
+
+    def kept_in_full(*args, **kwargs):
+        raise AssertionError("rulekit run diffed Results that kept every decision instead of streaming")
+
+    monkeypatch.setattr(D, "diff_results", kept_in_full)
+    data = S.build(layout, tmp_path / "data")
+    out = tmp_path / "run"
+    res = invoke("run", bench, "--model", "scripted", "--base-url", server.url, "--data", data, "-o", out)
+    assert res.exit_code == 0, res.output
+    monkeypatch.undo()
+    folder = out / bench
+    spec = find_benchmark(bench)
+    names = [spec.rulesets["atropos"], spec.rulesets["vlmevalkit"]]
+    assert bench != "MathVista" or spec.fields.get(names[1])  # the case of two field maps is exercised
+    results, loaded = [], []
+    for name in names:
+        rs = load_ruleset(name)
+        fields = parse_field_map(f"{k}={v}" for k, v in spec.fields.get(name, {}).items())
+        [result] = evaluate([rs], read_records([str(folder / "outputs.jsonl")], fields), keep=True)
+        results.append(result)
+        loaded.append(rs)
+    expected = D.public(D.diff_results(results[0], results[1], seed=0, show=20, rulesets=tuple(loaded)))
+    got = json.loads((folder / "diff.json").read_text())
+    assert got == json.loads(orjson.dumps(expected, option=orjson.OPT_NON_STR_KEYS))
+    assert got["n"] == len((folder / "outputs.jsonl").read_text().splitlines())

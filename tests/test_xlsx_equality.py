@@ -150,3 +150,143 @@ def test_a_cell_openpyxl_cannot_read_fails_after_the_rows_before_it(tmp_path):
     assert next(it) == (1,)
     with pytest.raises(IndexError):
         next(it)
+
+
+# ---------------------------------------------------------------- the fast path (readers/sheetxml.py)
+HEAD = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+SST = [b"<si><t>plain</t></si>", b'<si><t xml:space="preserve"> a &amp; b &lt;c&gt; &#10;&#x263A; </t></si>',
+       b"<si><t>x_x000D_y _x005F_x000D_</t></si>", b"<si><t/></si>"]
+REGULAR = (b'<row r="1" spans="1:6"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1" t="s"><v>1</v></c>'
+           b'<c r="C1" t="s"><v>2</v></c><c r="D1" t="s"><v>3</v></c><c r="E1"><v>7</v></c><c r="F1"><v>7.0</v></c></row>'
+           b'<row r="3"><c r="B3" t="n"><v>123456789012345678901234567890</v></c><c r="C3"><v>-1.5E-3</v></c>'
+           b'<c r="D3" t="b"><v>1</v></c><c r="E3" t="e"><v>#DIV/0!</v></c><c r="F3" t="str"><v>a &amp; b</v></c>'
+           b'<c r="G3" t="d"><v>2024-07-27T10:11:12</v></c><c r="H3"><v/></c><c r="I3" s="2"/><c r="J3"></c></row>'
+           b'<row r="4"><c r="A4" t="inlineStr"><is><t xml:space="preserve"> in &#13;line_x000D_ </t></is></c>'
+           b'<c r="B4" t="inlineStr"><is><t/></is></c><c r="C4" t="inlineStr"></c><c r="E4" t="s"><v>0</v></c></row>'
+           b'<row r="5"/><row r="2"><c r="A2"><v>9</v></c></row><row r="7"><c r="C7"><v>1</v></c><c r="A7"><v>2</v></c></row>')
+
+
+def _raw_file(tmp_path: Path, worksheet: bytes, sst: bytes) -> Path:
+    members = [("[Content_Types].xml", _CT), ("_rels/.rels", _RELS), ("xl/workbook.xml", _WB),
+               ("xl/_rels/workbook.xml.rels", _WBRELS), ("xl/worksheets/sheet1.xml", worksheet),
+               ("xl/sharedStrings.xml", sst)]
+    path = tmp_path / "fast.xlsx"
+    _zip(path, members, None)
+    return path
+
+
+def _ws(rows: bytes, head: bytes = HEAD, root: bytes = b"<worksheet " + NS + b">", tail: bytes = b"") -> bytes:
+    return head + root + b"<dimension ref=\"A1:J7\"/><sheetData>" + rows + b"</sheetData>" + tail + b"</worksheet>"
+
+
+def _sst(items: list[bytes] = SST, head: bytes = HEAD) -> bytes:
+    return head + b"<sst " + NS + b' count="4" uniqueCount="4">' + b"".join(items) + b"</sst>"
+
+
+@pytest.fixture
+def paths_taken(monkeypatch):
+    """Which path read each sheet and shared-strings table: 'fast' or 'exact'."""
+    from rulekit.readers import sheetxml, table
+
+    taken: list[str] = []
+    scan, strings = sheetxml.SheetScan.scan, sheetxml.shared_strings
+
+    def counted_scan(self, src):
+        out = scan(self, src)
+        taken.append("fast" if out is not None else "exact")
+        return out
+
+    def counted_strings(data):
+        out = strings(data)
+        taken.append("fast sst" if out is not None else "exact sst")
+        return out
+
+    monkeypatch.setattr(sheetxml.SheetScan, "scan", counted_scan)
+    monkeypatch.setattr(table, "shared_strings", counted_strings)
+    return taken
+
+
+def test_the_fast_path_reads_the_regular_shapes_as_openpyxl_does(tmp_path, paths_taken):
+    path = _raw_file(tmp_path, _ws(REGULAR), _sst())
+    assert same(path) > 20
+    assert paths_taken == ["fast sst", "fast"]  # nothing fell back: the fast path itself was compared
+    new = [cells for _, cells in sheet_rows(str(path))]
+    assert new[0] == ("plain", " a & b <c> \n\u263a ", "x_x000D_y _x000D_", "", 7, 7.0)
+    assert new[1] == () and new[2][1] == 123456789012345678901234567890 and new[2][3:6] == (True, "#DIV/0!", "a & b")
+    assert new[3] == (" in \rline_x000D_ ", "", None, None, "plain")
+    assert new[4:] == [(), (), (2,)]  # row 2 after row 5 is skipped; row 7 ends at A7 (C7 dropped)
+
+
+def test_every_fixture_sheet_takes_the_fast_path(paths_taken):
+    """The sheets writers make (xlsxwriter: VLMEvalKit; openpyxl: pandas) are all regular."""
+    for path in FIXTURES:
+        if "cli" not in path.parts and "bounds" not in str(path):
+            list(sheet_rows(str(path)))
+    assert paths_taken and "exact" not in paths_taken and "exact sst" not in paths_taken, paths_taken
+
+
+HOSTILE = {  # name: (worksheet XML, shared strings XML): each must read as openpyxl reads it, through the exact parser
+    "attributes in another order": (_ws(REGULAR.replace(b'<c r="B1" s="1" t="s">', b'<c r="B1" t="s" s="1">')), _sst()),
+    "x: prefix": (_ws(REGULAR.replace(b"<c ", b"<x:c ").replace(b"</c>", b"</x:c>"),
+                      root=b"<worksheet " + NS + b' xmlns:x="' + NS[7:-1] + b'">'), _sst()),
+    "other default namespace on a row": (_ws(REGULAR.replace(b'<row r="3">', b'<row r="3" xmlns="urn:other">')), _sst()),
+    "unbound prefix in a row attribute": (_ws(REGULAR.replace(b'spans="1:6"', b'x14ac:dyDescent="0.25"')), _sst()),
+    "duplicate row attribute": (_ws(REGULAR.replace(b'spans="1:6"', b'spans="1:6" spans="1:6"')), _sst()),
+    "CDATA": (_ws(REGULAR.replace(b"<v>#DIV/0!</v>", b"<v><![CDATA[#DIV/0!]]></v>")), _sst()),
+    "comment between rows": (_ws(REGULAR.replace(b'<row r="3">', b'<!-- c --><row r="3">')), _sst()),
+    "whitespace between tags": (_ws(REGULAR.replace(b"</row><row", b"</row>\n  <row")), _sst()),
+    "formula with a cached value": (_ws(REGULAR.replace(b"<v>7</v>", b"<f>3+4</f><v>7</v>")), _sst()),
+    "formula without one": (_ws(REGULAR.replace(b"<v>7</v>", b"<f>3+4</f>")), _sst()),
+    "rich text inline": (_ws(REGULAR.replace(b"<is><t/></is>", b"<is><r><t>ri</t></r><r><rPr><b/></rPr><t>ch</t></r></is>")), _sst()),
+    "rich text shared": (_ws(REGULAR), _sst(SST[:3] + [b"<si><r><t>ri</t></r><r><t>ch</t></r></si>"])),
+    "phonetic run shared": (_ws(REGULAR), _sst(SST[:3] + [b"<si><t>a</t><rPh sb='0' eb='1'><t>b</t></rPh></si>"])),
+    "carriage return": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a\r\nb\rc</v>")), _sst(SST[:3] + [b"<si><t>x\r\ny</t></si>"])),
+    "forbidden character reference": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a &#0; b</v>")), _sst()),
+    "undeclared entity": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a &nbsp; b</v>")), _sst()),
+    "control character": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a \x01 b</v>")), _sst()),
+    "invalid UTF-8": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a \xff b</v>")), _sst()),
+    "latin-1 declared": (_ws(REGULAR.replace(b"a &amp; b</v>", b"caf\xe9</v>"),
+                             head=b'<?xml version="1.0" encoding="ISO-8859-1"?>'), _sst(head=b"")),
+    "byte-order mark": (_ws(REGULAR, head=b"\xef\xbb\xbf" + HEAD), _sst(head=b"\xef\xbb\xbf" + HEAD)),
+    "no declaration": (_ws(REGULAR, head=b""), _sst(head=b"")),
+    "DOCTYPE with an entity": (_ws(REGULAR.replace(b"a &amp; b</v>", b"&e;</v>"),
+                                   head=HEAD + b'<!DOCTYPE worksheet [<!ENTITY e "expanded">]>'), _sst()),
+    "cell without r": (_ws(REGULAR.replace(b'<c r="J3">', b"<c>")), _sst()),
+    "lower-case column": (_ws(REGULAR.replace(b'<c r="J3">', b'<c r="j3">')), _sst()),
+    "row without r": (_ws(REGULAR.replace(b'<row r="5"/>', b"<row/>")), _sst()),
+    "row numbered 5.0": (_ws(REGULAR.replace(b'<row r="5"/>', b'<row r="5.0"/>')), _sst()),
+    "boolean 2 and a bad date": (_ws(REGULAR.replace(b"<v>1</v></c><c r=\"E3\"", b"<v>2</v></c><c r=\"E3\"")
+                                     .replace(b"2024-07-27T10:11:12", b"2024-13-45")), _sst()),
+    "shared index past the table": (_ws(REGULAR.replace(b"<v>3</v>", b"<v>99</v>")), _sst()),
+    "negative shared index": (_ws(REGULAR.replace(b"<v>3</v>", b"<v>-1</v>")), _sst()),
+    "number that is not one": (_ws(REGULAR.replace(b"<v>7.0</v>", b"<v>7,0</v>")), _sst()),
+    "int past str digits": (_ws(REGULAR.replace(b"123456789012345678901234567890", b"9" * 5000)), _sst()),
+    "row inside another element": (_ws(REGULAR, tail=b'<extLst><row r="9"><c r="A9"><v>1</v></c></row></extLst>'), _sst()),
+    "markup after sheetData broken": (_ws(REGULAR, tail=b"<mergeCells>"), _sst()),
+    "sheet cut off": (_ws(REGULAR)[:-40], _sst()),
+    "sheetData with an attribute": (_ws(REGULAR).replace(b"<sheetData>", b'<sheetData xmlns="urn:x">'), _sst()),
+    "empty sheetData": (_ws(b"").replace(b"<sheetData></sheetData>", b"<sheetData/>"), _sst()),
+    "v with an attribute": (_ws(REGULAR.replace(b"<v>9</v>", b'<v xml:space="preserve">9</v>')), _sst()),
+    "greater-than in text": (_ws(REGULAR.replace(b"a &amp; b</v>", b"a > b ]]> c</v>")), _sst()),
+    "far column": (_ws(REGULAR.replace(b'<c r="J3">', b'<c r="XFE3">')), _sst()),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_shapes_read_as_openpyxl_reads_them(tmp_path, name, paths_taken):
+    worksheet, sst = HOSTILE[name]
+    path = _raw_file(tmp_path, worksheet, sst)
+    try:
+        old = openpyxl_rows(path)
+    except Exception as e:  # openpyxl refuses the file: so must rulekit (E301), after the same rows
+        with pytest.raises(RulekitError) as got:
+            list(sheet_rows(str(path)))
+        assert got.value.code in ("E301", "E302"), (name, e)
+        return
+    try:
+        new = [cells for _, cells in sheet_rows(str(path))]
+    except RulekitError as e:
+        assert e.code == "E302" and name == "far column", (name, e)
+        return
+    assert typed(new) == typed(old), name
+    assert paths_taken, name

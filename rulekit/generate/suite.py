@@ -112,7 +112,9 @@ def run_suite(names: list[str], *, model: str, output_dir: str, data: dict[str, 
     from rulekit.generate.run import Sampling, generate, make_backend
     from rulekit.llm.prompts import load_prompt
     from rulekit.readers import parse_field_map, read_records
-    from rulekit.report.diff import diff_results, public
+    from collections import deque
+
+    from rulekit.report.diff import DiffStream, public
     from rulekit.report.html import run_page
     from rulekit.report.table import results_json
     from rulekit.run.evaluate import evaluate
@@ -159,25 +161,40 @@ def run_suite(names: list[str], *, model: str, output_dir: str, data: dict[str, 
                           "outputs": str(out)}
             notes = [bench.note] if bench.note else []
             names_ = list(rulesets) if rulesets else [bench.rulesets["atropos"], bench.rulesets["vlmevalkit"]]
-            results, loaded = [], []
+            scored = []  # (ruleset, its field map) of each ruleset scored
             for name in names_:
                 rs = load_ruleset(name)
                 if judges_of(rs) and not have_judge:
                     notes.append(f"{rs.name} asks a judge and none was given (--judge-url, --judge-model): not scored")
                     say(f"{bench.name}: {notes[-1]}")
                     continue
-                fields = parse_field_map(f"{k}={v}" for k, v in bench.fields.get(name, {}).items())
+                scored.append((rs, parse_field_map(f"{k}={v}" for k, v in bench.fields.get(name, {}).items())))
+            # the first two are diffed as `rulekit diff` does, streamed (DiffStream): each ruleset reads the
+            # outputs with its own field map, so A's decisions are kept (not its records) and, while B is
+            # scored, A's records are read again beside B's, in the same order
+            stream = DiffStream(show) if len(scored) >= 2 else None
+            a_decisions: deque = deque()
+            results, loaded = [], []
+            for k, (rs, fields) in enumerate(scored):
                 records = read_records([str(out)], fields)
-                prepared = prepare_eval([rs], records, seed, _Quiet(), **judge)
-                [rs], records = prepared
-                [result] = evaluate([rs], records, seed=seed, output_dir=str(where), keep=True)
+                [rs], records = prepare_eval([rs], records, seed, _Quiet(), **judge)
+                see = None
+                if stream is not None and k == 0:
+                    def see(record, decisions):
+                        a_decisions.append(decisions[0])
+                elif stream is not None and k == 1:
+                    a_records = iter(read_records([str(out)], scored[0][1]))
+
+                    def see(record, decisions):
+                        stream.see(next(a_records), [a_decisions.popleft(), decisions[0]])
+                [result] = evaluate([rs], records, seed=seed, output_dir=str(where), on_decisions=see)
                 results.append(result)
                 loaded.append(rs)
             write_atomically(where / "results.json", results_json(results).encode() + b"\n", mode=0o644, quiet=False)
             report = None
-            if len(results) >= 2:
-                report = diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=show,
-                                      rulesets=(loaded[0], loaded[1]))
+            if stream is not None:
+                report = stream.report(results[0], results[1], seed=seed if seed is not None else 0,
+                                       rulesets=(loaded[0], loaded[1]))
                 write_atomically(where / "diff.json", orjson.dumps(public(report), option=orjson.OPT_INDENT_2 |
                                                                   orjson.OPT_NON_STR_KEYS) + b"\n",
                                  mode=0o644, quiet=False)

@@ -343,7 +343,8 @@ def _punctuation(op: PunctuationOp, loc: Loc | None) -> Callable[[str], str]:
         out = text
         joined = digit_comma.search(text) is not None
         for c in chars:
-            out = out.replace(c, "" if joined or c + " " in text or " " + c in text else " ")
+            if c in out:  # (replacing a character that is not there changes nothing: skip the tests)
+                out = out.replace(c, "" if joined or c + " " in text or " " + c in text else " ")
         return lone_period.sub("", out, periods)
     return punctuation
 

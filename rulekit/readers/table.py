@@ -31,6 +31,7 @@ from rulekit.core.errors import InputError, Loc, RulekitError, warn
 from rulekit.core.limits import LimitError, check_zip, limit, line_too_long, over
 from rulekit.core.records import Record
 from rulekit.readers.jsonl import LETTERS, READ_ERRORS, corrupt, fail, is_blank, make_record, open_bytes
+from rulekit.readers.sheetxml import Fallback, SheetScan, shared_strings
 
 _SKIP = {"id", "index", "response", "prediction", "answer", "choices", "question_type",
          "question", "benchmark", "model", "meta", "image"}
@@ -42,11 +43,20 @@ def _key(name: Any) -> str:
     return name if name in _LETTER_SET else name.lower()
 
 
+_KEYS: dict[str, str] = {}  # a text column name → its key, kept for the next row (headers repeat every row)
+
+
 def table_base(raw: dict) -> tuple[dict, dict]:
     """(base, extras) for one table row given as {column: cell} (mapping in the module docstring)."""
     row = {}
+    keys = _KEYS
     for k, v in raw.items():
-        row[_key(k)] = None if is_blank(v) or (isinstance(v, str) and v == "") else v
+        key = keys.get(k) if type(k) is str else None  # only str: 1, 1.0 and True would share a dict slot
+        if key is None:
+            key = _key(k)
+            if type(k) is str and len(keys) < 100_000:
+                keys[k] = key
+        row[key] = None if v is None or (isinstance(v, str) and v == "") or (isinstance(v, float) and v != v) else v
     base: dict = {}
     for ours, theirs in (("id", "index"), ("response", "prediction")):
         if ours in row:
@@ -59,7 +69,8 @@ def table_base(raw: dict) -> tuple[dict, dict]:
     if row.get("choices") is not None:
         base["choices"] = row["choices"]
     else:
-        opts = {k: row[k] for k in LETTERS if row.get(k) is not None}
+        letters = sorted(k for k, v in row.items() if v is not None and k in _LETTER_SET)  # A..Z order
+        opts = {k: row[k] for k in letters}
         base["choices"] = opts or None
     extras = {k: v for k, v in row.items()
               if v is not None and k not in _SKIP and k not in _LETTER_SET}
@@ -208,7 +219,9 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     (openpyxl would make up every row missing before a row numbered 100,000,000, and every cell missing
     before a far column), and the error openpyxl would have raised after handing over those rows (a cell
     it cannot read, a bad row number), else None; None for a workbook layout this does not know (openpyxl
-    then reads it):
+    then reads it). A sheet in the regular shapes writers emit is read by the fast path first
+    (`rulekit.readers.sheetxml.SheetScan`: C-level `re` scans, the same values and the same checks); any part
+    of it that path does not account for is read from the start by the ElementTree pass below:
 
     - E302 for a row numbered past the `rows` limit, a cell past the `columns` limit, more cells than
       `cells` (`rulekit.core.limits`) — counted as openpyxl hands them over, each row as wide as its last
@@ -241,9 +254,26 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     date_formats, timedelta_formats, epoch = wb._date_formats, wb._timedelta_formats, wb.epoch
     _column("A1")  # fills _COLUMNS
     columns = _COLUMNS
+    max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
+
+    def number(text: str, style_id: int) -> Any:  # parse_cell's t="n", for the fast path
+        v = float(text) if "." in text or "E" in text or "e" in text else int(text)
+        if style_id in date_formats:
+            try:
+                return from_excel(v, epoch, timedelta=style_id in timedelta_formats)
+            except (OverflowError, ValueError):
+                raise Fallback from None  # openpyxl warns and reads "#VALUE!": the exact pass does both
+        return v
+
+    def other(data_type: str, text: str) -> Any:  # parse_cell's t="b", "d", "str", "e"
+        return bool(int(text)) if data_type == "b" else from_ISO8601(text) if data_type == "d" else text
+
+    with archive.open(member) as src:  # regular XML first, by C-level scans (readers/sheetxml.py)
+        fast = SheetScan(shared, date_formats, number, other, columns, max_rows, max_cols, max_cells).scan(src)
+    if fast is not None:
+        return fast, None
     ns = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
     cell_tag, row_tag, v_tag, f_tag, is_tag = ns + "c", ns + "row", ns + "v", ns + "f", ns + "is"
-    max_rows, max_cols, max_cells = limit("rows"), limit("columns"), limit("cells")
     count, first = 0, ""
     row = col = cells = 0  # the last row ended, the column of the last cell of the row being read, cells so far
     width = 0  # cells openpyxl makes of the rows ended so far: each row up to its last cell
@@ -352,14 +382,34 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     return out, failed
 
 
+def _load_workbook(source: Any) -> Any:
+    """openpyxl's `load_workbook(source, read_only=True, data_only=True)`, its shared strings read by the fast
+    path (`sheetxml.shared_strings`) when that accounts for all of them, else by openpyxl's own reader."""
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.reader.strings import read_string_table
+    from openpyxl.xml.constants import SHARED_STRINGS
+
+    class Reader(ExcelReader):
+        def read_strings(self) -> None:
+            ct = self.package.find(SHARED_STRINGS)
+            if ct is not None:
+                data = self.archive.read(ct.PartName[1:])
+                fast = shared_strings(data)
+                self.shared_strings = fast if fast is not None else read_string_table(io.BytesIO(data))
+
+    reader = Reader(source, read_only=True, data_only=True)
+    reader.read()
+    return reader.wb
+
+
 def sheet_names(path: str) -> list[str]:
     """The names of the sheets of an .xlsx file, in order (its members checked as `sheet_rows` checks them;
     at most `columns` of them). E301 for a file openpyxl cannot open."""
-    import openpyxl
+    import openpyxl  # noqa: F401  (missing: the ImportError, as before, not a "corrupt file")
 
     check_zip(path, path)
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        wb = _load_workbook(path)  # (shared strings by the fast path too)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
         raise corrupt(path, e) from None
     try:
@@ -387,7 +437,7 @@ def sheet_rows(path: str, f: IO[bytes] | None = None, sheet: str | None = None) 
                          help="reinstall rulekit, or pip install openpyxl (or save the sheet as .tsv)") from None
     check_zip(f if f is not None else path, path)
     try:
-        wb = openpyxl.load_workbook(f if f is not None else path, read_only=True, data_only=True)
+        wb = _load_workbook(f if f is not None else path)
     except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
         raise corrupt(path, e) from None
     n = 0

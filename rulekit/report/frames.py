@@ -63,9 +63,11 @@ def _rulesets(rulesets: Any) -> list:
 
 
 def _run(data: Any, rulesets: Any, fields: Any, seed: int | None, max_chars: int, count_unreadable: bool,
-         where: str | None, strict: bool, keep: bool, judge: dict) -> tuple[str, list, list[Result], list, list[str]]:
+         where: str | None, strict: bool, keep: bool, judge: dict,
+         see: Any = None) -> tuple[str, list, list[Result], list, list[str]]:
     """Score the frame as `rulekit eval` does: (frame kind, rulesets, Results, [(row, record, decisions)],
-    warning lines)."""
+    warning lines). With `see`, each (row, record, decisions) goes to `see` instead, in input order, and the
+    list is empty."""
     from rulekit.run.judging import prepare_eval
     from rulekit.run.where import where_filter
 
@@ -90,8 +92,15 @@ def _run(data: Any, rulesets: Any, fields: Any, seed: int | None, max_chars: int
     try:
         loaded, records = prepare_eval(loaded, numbered(), seed, None, **judge)
 
+        count = 0
+
         def note(record: Record, decisions: list[Decision | None]) -> None:
-            seen.append((rows[len(seen)], record, decisions))
+            nonlocal count
+            if see is None:
+                seen.append((rows[count], record, decisions))
+            else:
+                see(rows[count], record, decisions)
+            count += 1
 
         results = evaluate(loaded, records, seed=seed, max_chars=max_chars, keep=keep,
                            count_unreadable=count_unreadable, on_decisions=note)
@@ -144,21 +153,26 @@ def score_frame(data: Any, rulesets: Any, fields: Any = None, seed: int | None =
 def diff_frame(data: Any, a: Any, b: Any, fields: Any = None, seed: int | None = None, *,
                max_chars: int = MAX_CHARS, count_unreadable: bool = False, where: str | None = None,
                strict: bool = False, with_summary: bool = False, **judge: Any):
-    """`rulekit.diff`: the records two rulesets decide differently (see its docstring)."""
-    from rulekit.report.diff import _category, _direction, diff_results, public
+    """`rulekit.diff`: the records two rulesets decide differently (see its docstring). Streamed as `rulekit
+    diff` is (`rulekit.report.diff.DiffStream`): per record only the counts are kept, and the disagreeing
+    records with their input row, so memory beyond the frame itself grows with the disagreements only."""
+    from rulekit.report.diff import DiffStream, _category, _direction, public
 
-    kind, loaded, results, seen, lines = _run(data, [a, b], fields, seed, max_chars, count_unreadable, where,
-                                              strict, True, judge)
-    report = public(diff_results(results[0], results[1], seed=seed if seed is not None else 0, show=0,
-                                 rulesets=tuple(loaded)))
-    # the report lists the disagreeing records in input order, among those both sides scored: the same walk
-    # finds each one's input row, gold, category and direction
-    sa, sb = results[0].status, results[1].status
-    found = []
-    for i, (row, record, (da, db)) in enumerate(seen):
-        if sa[i] < UNREADABLE and sb[i] < UNREADABLE and not (da.pred == db.pred
-                                                             and (da.correct is True) == (db.correct is True)):
+    stream = DiffStream(0, list_disagreements=True, count_unreadable=count_unreadable)
+    found = []  # (row, record, A's decision, B's) of each disagreeing record, in input order: the stream's own rule
+
+    def see(row: int, record: Record, decisions: list) -> None:
+        stream.see(record, decisions)
+        da, db = decisions
+        if da is None or db is None or (not count_unreadable and "unreadable" in (da.outcome, db.outcome)):
+            return
+        if not (da.pred == db.pred and (da.correct is True) == (db.correct is True)):
             found.append((row, record, da, db))
+
+    kind, loaded, results, _, lines = _run(data, [a, b], fields, seed, max_chars, count_unreadable, where,
+                                           strict, False, judge, see)
+    report = public(stream.report(results[0], results[1], seed=seed if seed is not None else 0,
+                                  rulesets=tuple(loaded)))
     if len(found) != len(report["disagree"]) or any(f[2].id != r["id"] for f, r in zip(found, report["disagree"])):
         raise RuntimeError("rulekit.diff: the disagreeing records do not line up with the diff report's (a bug)")
     columns: dict[str, list] = {c: [] for c in DIFF_COLUMNS}

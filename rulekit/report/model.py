@@ -100,6 +100,10 @@ class EvalReport:
             out.append(f"command: {self.command}")
         return out
 
+    def run_footer(self) -> str:
+        """`run_lines` as one line, for the foot of the terminal report ("" when none is known)."""
+        return " · ".join(self.run_lines())
+
 
 def captions(results: list) -> list[str]:
     """What each ruleset left out of its numbers, and why: question types it has no section for, records it

@@ -151,42 +151,62 @@ def compact_notes(results: list[Result]) -> list[str]:
             for r in results] + captions(results)
 
 
-def like_for_like_table(band: dict) -> Table:
-    """The rulesets on the records every one of them scored: accuracy, 95% CI, and what each left out of the
-    comparison (and why); `band_line` under it."""
+def like_for_like_table(band: dict, wide: bool = True) -> Table:
+    """The rulesets on the records every one of them scored: accuracy, 95% CI and, with `wide`, what each left
+    out of the comparison (and why) in a column of its own; compact (`wide` False, `rulekit eval`'s default:
+    it fits 80 columns), that goes under the table (`like_for_like_notes`). `band_line` under it."""
     from rich.table import Table
 
     from rulekit.report.joint import ci_text, left_out_text
 
     table = Table(title=f"like for like: the {band['n']:,} records every ruleset scored", title_justify="left")
-    for col, just in (("ruleset", "left"), ("n", "right"), ("accuracy %", "right"), ("95% CI", "right"),
-                      ("own records left out", "left")):
-        table.add_column(col, justify=just)
+    cols = (("ruleset", "left"), ("n", "right"), ("accuracy %", "right"), ("95% CI", "right"))
+    for col, just in cols + ((("own records left out", "left"),) if wide else ()):
+        table.add_column(col, justify=just, overflow="fold", no_wrap=col != "ruleset" and col != "own records left out")
     for name in band["rulesets"]:
-        table.add_row(name, str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name)),
-                      left_out_text(band["left_out"].get(name, {})))
+        cells = [name, str(band["n"]), pct(band["accuracy"].get(name)), ci_text(band["ci"].get(name))]
+        table.add_row(*cells, *([left_out_text(band["left_out"].get(name, {}))] if wide else []))
     return table
 
 
-def by_like_for_like_table(band: dict, name: str, values: dict) -> Table:
+def like_for_like_notes(band: dict) -> list[str]:
+    """Under the compact like-for-like table: each ruleset's own records left out of it, and why."""
+    from rulekit.report.joint import left_out_text
+
+    return [f"{name}: own records left out {left_out_text(band['left_out'][name])}" for name in band["rulesets"]
+            if (band["left_out"].get(name) or {}).get("n")]
+
+
+def by_like_for_like_table(band: dict, name: str, values: dict, wide: bool = True) -> Table:
     """`--by FIELD` across rulesets: per value, each ruleset's accuracy on the value's records every ruleset
-    scored, the spread, and the records left out (and why); "—" where none was scored by all."""
+    scored, the spread and, with `wide`, the records left out (and why) in a column of its own; compact (`wide`
+    False, the default of `rulekit eval`: it fits 80 columns, a value's name folded, never cut), they go under
+    the table (`by_like_for_like_notes`). "—" where none was scored by all."""
     from rich.table import Table
 
     from rulekit.report.joint import left_out_text
 
     table = Table(title=f"like for like by {name}: per {name}, the records every ruleset scored", title_justify="left")
-    table.add_column(name)
-    table.add_column("n", justify="right")
+    table.add_column(name, overflow="fold")
+    table.add_column("n", justify="right", no_wrap=True)
     for rs in band["rulesets"]:
-        table.add_column(f"{rs} %", justify="right")
-    table.add_column("spread", justify="right")
-    table.add_column("left out")
+        table.add_column(f"{rs} %", justify="right", overflow="fold")
+    table.add_column("spread", justify="right", no_wrap=True)
+    if wide:
+        table.add_column("left out")
     for value, f in values.items():
         spread = pct(f["spread"])
         table.add_row(str(value), str(f["n"]), *(pct(f["accuracy"].get(rs)) for rs in band["rulesets"]), spread,
-                      left_out_text(f["left_out"]))
+                      *([left_out_text(f["left_out"])] if wide else []))
     return table
+
+
+def by_like_for_like_notes(name: str, values: dict) -> list[str]:
+    """Under the compact `--by` like-for-like table: per value, the records left out of it, and why."""
+    from rulekit.report.joint import left_out_text
+
+    return [f"{name} {value}: left out {left_out_text(f['left_out'])}" for value, f in values.items()
+            if (f.get("left_out") or {}).get("n")]
 
 
 def _md(text: Any) -> str:
@@ -282,13 +302,17 @@ def print_results(results: list[Result], fmt: str, console: Any, band: dict | No
         from rulekit.report.joint import band_line, left_out_lines
 
         if band["comparable"]:
-            console.print(like_for_like_table(band))
+            console.print(like_for_like_table(band, wide=wide))
+            for line in [] if wide else like_for_like_notes(band):
+                console.print(line, markup=False, highlight=False)
         else:
             for line in left_out_lines(band):
                 console.print(line)
         console.print(band_line(band))
         for name, values in (band.get("by") or {}).items():
-            console.print(by_like_for_like_table(band, name, values))
+            console.print(by_like_for_like_table(band, name, values, wide=wide))
+            for line in [] if wide else by_like_for_like_notes(name, values):
+                console.print(line, markup=False, highlight=False)
     own = " (its own records)" if len(results) > 1 else ""
     for r in results:
         if "genuine_accuracy" in r.metrics:
@@ -302,6 +326,11 @@ def print_results(results: list[Result], fmt: str, console: Any, band: dict | No
             console.print(_all_correct_table(r.ruleset, r.metrics["all_correct"]))
         for name, entry in (r.metrics.get("totals") or {}).items():
             console.print(_totals_table(r.ruleset, name, entry))
+    footer = rep.run_footer()  # the seed, the inputs and the command, as the HTML page names them
+    if footer:
+        from rich.text import Text
+
+        console.print(Text(safe(footer), style="dim", overflow="fold"))
 
 
 def _totals_table(ruleset: str, name: str, entry: dict) -> Table:

@@ -118,16 +118,24 @@ def _writer_rank(ruleset: str, writer: str | None) -> int:
         else 1
 
 
-def score_artifact(art: Artifact) -> Scored:
+def score_artifact(art: Artifact, loaded: dict | None = None) -> Scored:
     """Score `art`'s predictions with each generation its family lists (and, when its result sheet holds
-    judge replies, each judged generation with those replies replayed)."""
-    from rulekit.engine.compiler import load_ruleset
+    judge replies, each judged generation with those replies replayed). `loaded` (name → compiled ruleset)
+    keeps the rulesets compiled for one file for the next ones of the same run."""
+    from rulekit.engine.compiler import load_ruleset as load
     from rulekit.run.evaluate import evaluate
+
+    def load_ruleset(name: str):
+        if loaded is None:
+            return load(name)
+        if name not in loaded:
+            loaded[name] = load(name)
+        return loaded[name]
 
     notes = list(art.notes)
     family = art.family
     if art.parts and family is not None:  # a report over several sheets: each scored as its own dataset
-        return _score_parts(art)
+        return _score_parts(art, loaded)
     if family is not None and (family.score_file or {}).get("replay"):  # the framework's verdicts, replayed
         return _score_replayed(art)
     if family is None:  # never scored with another dataset's rules
@@ -239,13 +247,13 @@ def score_artifact(art: Artifact) -> Scored:
     return Scored(art, family, scored, notes, unmatched, percent, logged, joined, writers)
 
 
-def _score_parts(art: Artifact) -> Scored:
+def _score_parts(art: Artifact, loaded: dict | None = None) -> Scored:
     """A report computed over several prediction sheets (parts.py): each part scored as its own dataset (its
     judge's replies replayed from its own result sheet), then, for each generation every part was scored with,
     the report's numbers from the parts' per-record verdicts (`part_rollup`), as the family's `score-file:`
     names them."""
     spec = art.family.score_file or {}
-    scored = [(name, score_artifact(part)) for name, part in art.parts]
+    scored = [(name, score_artifact(part, loaded)) for name, part in art.parts]
     notes = list(art.notes)
     for name, sc in scored:
         notes += [f"part `{name}` ({sc.art.predictions.name}): {n}" for n in sc.notes if not n.startswith("`")]
@@ -464,7 +472,8 @@ def reproduce(paths: list[str], where=None) -> tuple[list[Row], list[Note]]:
     artifacts, notes = find_artifacts(paths)
     if where is not None:
         artifacts = [art for art in artifacts if where(artifact_record(art))]
-    scored = [_guarded(score_artifact, art) for art in artifacts]
+    loaded: dict = {}  # each ruleset compiled once for the whole run (0.3 s of 3.5 on a 48k-row work dir)
+    scored = [_guarded(lambda art: score_artifact(art, loaded), art) for art in artifacts]
     rows = []
     for sc in scored:
         votes = Counter(g for other in scored if other.art.framework == sc.art.framework for g in other.best())
