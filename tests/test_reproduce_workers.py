@@ -126,3 +126,31 @@ def test_an_outcome_is_plain_data_and_the_merge_votes_per_framework():
         for gen in out["rows"]:
             out["rows"][gen] = [dict(row, ruleset=gen + out["framework"])]
     assert [r.ruleset for r in pool.merged_rows(fake)] == ["bf", "bf", "ag"]  # b: 2 votes in f, a: 1
+
+
+def test_a_workers_warnings_come_back_and_are_counted_in_the_files_order(tmp_path):
+    """W313 (formula cells without a cached value, read as empty) raised while a worker reads a sheet is counted
+    in the parent as one process counts it: the same code, count, first cell and location."""
+    import openpyxl
+
+    from rulekit.core.errors import WARNINGS
+
+    for model in ("m1", "m2"):
+        folder = tmp_path / model
+        folder.mkdir()
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["index", "question", "A", "B", "answer", "prediction", "note"])
+        ws.append([1, "q", "x", "y", "A", "A", "=1+1"])  # openpyxl writes the formula without a value
+        ws.append([2, "q", "x", "y", "B", "A", "=2+2" if model == "m2" else "plain"])
+        wb.save(folder / f"{model}_AI2D_TEST.xlsx")
+        (folder / f"{model}_AI2D_TEST_acc.csv").write_text("split,Overall\nnone,0.5\n")
+    seen = {}
+    for workers in (1, 2):
+        WARNINGS.clear()
+        rows, _ = pool.reproduce([str(tmp_path)], workers=workers)
+        seen[workers] = (WARNINGS.lines(), [r.as_dict() for r in rows])
+    WARNINGS.clear()
+    lines = seen[1][0]
+    assert len(lines) == 1 and "warning[W313]: 3 formula cells" in lines[0] and "m1_AI2D_TEST.xlsx" in lines[0], lines
+    assert seen[2] == seen[1]

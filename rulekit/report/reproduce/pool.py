@@ -7,7 +7,9 @@ file's rows for each of them, as dicts of strings, numbers, lists and None — w
 holds nothing but such values (no object of a file's making is rebuilt on the other side). The parent counts
 the votes of every file of a framework, as the one-process run does, takes each file's rows for its chosen
 generation, and keeps the files' order: the rows, their notes and the missed files are the same, byte for
-byte, whatever the number of workers (tests/test_reproduce_workers.py). A file that cannot be read or
+byte, whatever the number of workers (tests/test_reproduce_workers.py); the warnings a worker's files
+raise (`core.errors.WARNINGS`: W313, formula cells without a value) come back with them and are counted in
+the same order. A file that cannot be read or
 scored is a note in its rows, made in the worker as it would be in one process; a worker that ends without
 its file's outcome (killed by the system) leaves that file unreproduced with a note (E510), and the others
 go on.
@@ -131,6 +133,8 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
     import multiprocessing
     from multiprocessing.connection import wait
 
+    from rulekit.core.errors import Loc, warn
+
     global _JOB
     ctx = multiprocessing.get_context("fork")
     todo = sorted(range(len(artifacts)), key=lambda i: (-_size(artifacts[i]), i))
@@ -180,11 +184,14 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
             conn.close()
         gc.unfreeze()
         _JOB = None
-    for i, art in enumerate(artifacts):
+    for i, art in enumerate(artifacts):  # in the files' order, as one process warns and scores them
         if i in died:
             results[i] = _died(art)
         elif results[i] is None:
             results[i] = file_outcome(art, loaded)
+        else:
+            for code, count, what, first, loc in results[i].pop("warnings"):
+                warn(code, what, first, None if loc is None else Loc(*loc), count)
     return results
 
 
@@ -205,6 +212,8 @@ def _serve(conn, inherited: list) -> None:
     import marshal
     import signal
 
+    from rulekit.core.errors import WARNINGS
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in inherited:
@@ -217,8 +226,12 @@ def _serve(conn, inherited: list) -> None:
             return
         if not msg:
             return
+        WARNINGS.found.clear()  # this file's warnings only (W313: formula cells without a value), sent back
         try:
-            data = marshal.dumps(file_outcome(artifacts[int(msg)], loaded))
+            out = file_outcome(artifacts[int(msg)], loaded)
+            out["warnings"] = [(code, count, what, first, None if loc is None else (loc.file, loc.line, loc.col))
+                               for code, (count, what, first, loc) in WARNINGS.found.items()]
+            data = marshal.dumps(out)
         except Exception:  # noqa: BLE001 - not plain data, or an error one process raises too: the parent's
             data = b""
         try:
