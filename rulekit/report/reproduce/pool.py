@@ -87,10 +87,14 @@ def merged_rows(outcomes: list[dict]) -> list[Row]:
 
 def precompile(artifacts: list[Artifact], loaded: dict) -> None:
     """The rulesets the artifacts' families score with, compiled into `loaded` before the workers fork (they
-    inherit them instead of compiling each its own). One that fails to compile is left to the file that needs
-    it, which then says why, as in one process."""
+    inherit them instead of compiling each its own), and openpyxl's reader imported when a sheet is to be read.
+    A ruleset that fails to compile is left to the file that needs it, which then says why, as in one process."""
     from rulekit.engine.compiler import load_ruleset
+    from rulekit.readers.table import preload_xlsx
 
+    if any(f is not None and f.suffix.lower() == ".xlsx" for art in artifacts
+           for one in (art, *(part for _, part in art.parts)) for f in (one.predictions, one.result_sheet)):
+        preload_xlsx()  # once here, not in every worker
     for art in artifacts:
         for one in (art, *(part for _, part in art.parts)):
             family = one.family
