@@ -148,6 +148,7 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
     gc.collect()
     gc.freeze()  # the workers leave the inherited objects alone: no collection walks (and copies) them
     conns, procs = [], []
+    finished = False
     try:
         for _ in range(n):
             mine, theirs = ctx.Pipe()
@@ -161,7 +162,11 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
             while idle and todo:
                 conn = idle.pop(0)
                 i = todo.pop(0)
-                conn.send_bytes(str(i).encode())
+                try:
+                    conn.send_bytes(str(i).encode())
+                except OSError:  # the worker has ended while idle: the file goes to another one
+                    todo.insert(0, i)
+                    continue
                 busy[conn] = i
             if not busy:  # every worker has ended: the rest here
                 break
@@ -174,14 +179,18 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
                     continue
                 results[i] = marshal.loads(data) if data else None
                 idle.append(conn)
-    finally:
-        for conn in conns:
+        finished = True
+    finally:  # asked to stop after a finished run; killed on an error or Ctrl-C (a worker may be mid-file)
+        for conn, proc in zip(conns, procs):
+            if not finished:
+                proc.kill()
+                continue
             try:
                 conn.send_bytes(b"")
             except OSError:
                 pass
         for conn, proc in zip(conns, procs):
-            proc.join(timeout=10)
+            proc.join(timeout=10 if finished else None)
             if proc.is_alive():
                 proc.kill()
                 proc.join()
