@@ -65,14 +65,14 @@ def test_a_task_without_a_ruleset_is_reported_not_supported(tmp_path):
     shutil.copytree(RUN, run)
     report = run / f"{STAMP}_results.json"
     data = json.loads(report.read_text())
-    data["results"]["textvqa_val"] = data["results"].pop("gqa")
-    data["configs"]["textvqa_val"] = data["configs"].pop("gqa")
+    data["results"]["vqav2_val"] = data["results"].pop("gqa")
+    data["configs"]["vqav2_val"] = data["configs"].pop("gqa")
     report.write_text(json.dumps(data))
-    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_textvqa_val.jsonl")
+    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_vqav2_val.jsonl")
     code, out = _reproduce(run)
     assert code == 1
-    assert not any(r["benchmark"] == "textvqa_val" for r in out["results"])
-    assert any("not supported: lmms-eval task `textvqa_val`" in str(n) for n in out["notes"]), out["notes"]
+    assert not any(r["benchmark"] == "vqav2_val" for r in out["results"])
+    assert any("not supported: lmms-eval task `vqav2_val` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
 
 
 def _binary(pairs, negative):
@@ -150,3 +150,62 @@ def test_mmstar_metrics_are_means_of_l2_category_means():
     plain = sum(x["average"]["score"] for x in samples) / len(samples)
     average = next(r for r in rows if r["metric"] == "average,none")
     assert average["matched"] and abs(float(average["reported"]) - plain) > 1e-3
+
+
+VQA = RUN.parent / "vqa-2025-07"  # lmms-eval v0.3.5's textvqa_val / ok_vqa_val2014 / vizwiz_vqa_val, logs with `doc`
+VQA_STAMP = "20250720_093000"
+
+
+def _vqa_copy(tmp_path, edit) -> Path:
+    """A copy of the VQA run whose samples lines went through `edit` (a function of one line)."""
+    run = tmp_path / "vqa"
+    shutil.copytree(VQA, run)
+    for samples in run.glob("*_samples_*.jsonl"):
+        lines = [edit(json.loads(x)) for x in samples.read_text().splitlines()]
+        samples.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+    return run
+
+
+def test_vqa_tasks_are_given_back_from_a_log_that_carries_the_doc():
+    """TextVQA, OK-VQA and VizWiz-VQA scored by lmms-eval v0.3.5's own process_results (real TextVQA replies of
+    four models): the published exact_match of each and every record's logged score, from the answers the
+    logged doc holds (already processed by the scorer, which edits them in place before the line is written)."""
+    code, out = _reproduce(VQA)
+    rows = out["results"]
+    assert code == 0 and not out["missed"] and all(r["matched"] for r in rows), rows
+    assert {r["benchmark"]: r["ruleset"] for r in rows} == {
+        t: "lmms-eval-vqa" for t in ("textvqa_val", "ok_vqa_val2014", "vizwiz_vqa_val")}
+    for r in rows:
+        assert any("per-record scores equal the samples log" in n for n in r["notes"]), r["notes"]
+    published = json.loads((VQA / f"{VQA_STAMP}_results.json").read_text())["results"]
+    assert 0 < published["textvqa_val"]["exact_match,none"] < 1  # partial credit: neither all right nor all wrong
+
+
+def test_vqa_golds_are_the_logged_doc_answers_not_the_target(tmp_path):
+    """The test can fail: one logged answer list changed (the published numbers and logged scores kept) is
+    a record whose score differs; the logged `target` is the text "answer", never the gold."""
+    first = json.loads((VQA / f"{VQA_STAMP}_samples_textvqa_val.jsonl").read_text().splitlines()[0])
+    assert first["target"] == "answer" and len(first["doc"]["answers"]) == 10
+
+    def edit(line):
+        if line["exact_match"] > 0 and line["doc_id"] == next_right:
+            line["doc"]["answers"] = ["zzz"] * 10
+        return line
+    lines = [json.loads(x) for x in (VQA / f"{VQA_STAMP}_samples_textvqa_val.jsonl").read_text().splitlines()]
+    next_right = next(x["doc_id"] for x in lines if x["exact_match"] > 0)
+    code, out = _reproduce(_vqa_copy(tmp_path, edit))
+    textvqa = next(r for r in out["results"] if r["benchmark"] == "textvqa_val")
+    assert code == 1 and not textvqa["matched"]
+    assert any("differ from the samples log" in n for n in textvqa["notes"])
+
+
+def test_a_slim_vqa_log_is_not_supported_and_says_what_is_missing(tmp_path):
+    """lmms-eval 0.4+ logs no `doc`: the ten answers are not in the files, so each task is reported not
+    supported, naming what is missing; no number is made up."""
+    run = _vqa_copy(tmp_path, lambda line: {k: v for k, v in line.items() if k not in ("doc", "arguments")})
+    code, out = _reproduce(run)
+    assert code == 1 and out["results"] == []
+    whys = [m["why"] for m in out["missed"]]
+    for task in ("textvqa_val", "ok_vqa_val2014", "vizwiz_vqa_val"):
+        assert any(w.startswith(f"not supported: lmms-eval task `{task}` (its samples log has no `doc`")
+                   and "`doc.answers`" in w for w in whys), whys

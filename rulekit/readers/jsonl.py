@@ -19,7 +19,8 @@ choices        ``doc.options`` (MMMU stores it as a Python-literal string, parse
                ``ast.literal_eval``) or ``doc.choices``, a list lettered A, B, C... in order;
                else the single-letter keys A..Z of ``doc``
 question_type  ``doc.question_type`` ("multiple-choice"/"open"; "multi_choice"/"free_form"
-               accepted), else multiple-choice when choices exist, else open
+               accepted), else multiple-choice when choices exist, else open; a dataset's own
+               ``question_type`` that is none of these (OK-VQA's "other", "eight") stays in meta
 question       ``doc.question``
 benchmark      ``task`` when the line carries it (newer lmms-eval), else None
 meta           ``doc_id``, ``filter``, the scalar fields of ``doc`` not mapped above, the raw
@@ -312,8 +313,10 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     options = doc.get("options", doc.get("choices"))
     if is_blank(options) and any(k in doc for k in LETTERS):
         options = {k: doc[k] for k in LETTERS if k in doc and not is_blank(doc[k])}
+    qt = doc.get("question_type")
+    known = isinstance(qt, str) and (qt in QUESTION_TYPES or qt.strip().lower() in _QT_ALIASES)
     base = {"response": resp, "answer": obj.get("target"), "choices": options,
-            "question_type": doc.get("question_type"), "question": doc.get("question"),
+            "question_type": qt if known else None, "question": doc.get("question"),
             "benchmark": obj.get("task")}
     if not is_blank(doc.get("id")) and doc.get("id") != "":
         base["id"] = doc["id"]
@@ -322,8 +325,8 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     meta: dict = {"doc_id": obj.get("doc_id")}
     if "filter" in obj:
         meta["filter"] = obj["filter"]
-    meta.update({k: v for k, v in doc.items() if k not in _LMMS_DOC_MAPPED and k not in LETTERS
-                 and (v is None or isinstance(v, (str, int, float, bool)))})
+    meta.update({k: v for k, v in doc.items() if (k not in _LMMS_DOC_MAPPED or (k == "question_type" and not known))
+                 and k not in LETTERS and (v is None or isinstance(v, (str, int, float, bool)))})
     raw = _first(obj.get("resps"))
     if "resps" in obj and raw != resp:
         meta["resps"] = raw
