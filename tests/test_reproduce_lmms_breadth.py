@@ -65,14 +65,14 @@ def test_a_task_without_a_ruleset_is_reported_not_supported(tmp_path):
     shutil.copytree(RUN, run)
     report = run / f"{STAMP}_results.json"
     data = json.loads(report.read_text())
-    data["results"]["vqav2_val"] = data["results"].pop("gqa")
-    data["configs"]["vqav2_val"] = data["configs"].pop("gqa")
+    data["results"]["mmmu_pro"] = data["results"].pop("gqa")
+    data["configs"]["mmmu_pro"] = data["configs"].pop("gqa")
     report.write_text(json.dumps(data))
-    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_vqav2_val.jsonl")
+    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_mmmu_pro.jsonl")
     code, out = _reproduce(run)
     assert code == 1
-    assert not any(r["benchmark"] == "vqav2_val" for r in out["results"])
-    assert any("not supported: lmms-eval task `vqav2_val` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
+    assert not any(r["benchmark"] == "mmmu_pro" for r in out["results"])
+    assert any("not supported: lmms-eval task `mmmu_pro` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
 
 
 def _binary(pairs, negative):
@@ -209,3 +209,26 @@ def test_a_slim_vqa_log_is_not_supported_and_says_what_is_missing(tmp_path):
     for task in ("textvqa_val", "ok_vqa_val2014", "vizwiz_vqa_val"):
         assert any(w.startswith(f"not supported: lmms-eval task `{task}` (its samples log has no `doc`")
                    and "`doc.answers`" in w for w in whys), whys
+
+
+def test_vqav2_is_given_back_from_a_2024_log_with_its_answer_items():
+    """VQAv2 scored by lmms-eval v0.3.0's own vqav2_process_results_val (2024-11; the scorer of 2024-01 ...
+    2025-07-16): the golds are the `answer` of each `doc.answers` item (`doc.answers[].answer`), every
+    record's logged score and the published mean given back."""
+    code, out = _reproduce(RUN.parent / "vqav2-2024-12")
+    [row] = out["results"]
+    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval-vqav2", row
+    assert any("per-record scores equal the samples log" in n for n in row["notes"]), row["notes"]
+
+
+def test_a_field_path_maps_over_the_items_of_a_list():
+    """`x[]` in a --field source maps the rest of the path over the list's items; an item without it is
+    not found (never a shorter list)."""
+    from rulekit.readers.jsonl import lookup
+
+    row = {"doc": {"answers": [{"answer": "2", "answer_id": 1}, {"answer": "two", "answer_id": 2}]}}
+    assert lookup(row, "doc.answers[].answer") == (True, ["2", "two"])
+    assert lookup(row, "doc.answers[]") == (True, row["doc"]["answers"])
+    row["doc"]["answers"].append({"answer_id": 3})
+    assert lookup(row, "doc.answers[].answer") == (False, None)
+    assert lookup({"doc": {"answers": "2"}}, "doc.answers[].answer") == (False, None)

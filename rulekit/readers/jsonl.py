@@ -114,16 +114,32 @@ def fail(msg: str, path: str, line: int, where: str, help: str | None = None) ->
 def lookup(row: Any, name: str) -> tuple[bool, Any]:
     """(found, value) of column `name` in `row`; a dotted name walks nested dicts, and into a text cell
     holding a JSON object or a Python dict literal (VLMEvalKit's MathVerse sheets keep problem_version,
-    subject and subfield in a `metadata` cell "{'subject': ..., ...}": `metadata.subject`)."""
+    subject and subfield in a `metadata` cell "{'subject': ..., ...}": `metadata.subject`). A part
+    ending in `[]` must hold a list, and the rest of the name is looked up in each of its items, giving
+    the list of what they hold (lmms-eval's VQAv2 doc: `doc.answers[].answer`, the ten answer texts of
+    its `{answer, answer_id, ...}` items); an item without it makes the whole name not found."""
     if isinstance(row, dict) and name in row:
         return True, row[name]
     cur = row
-    for part in name.split("."):
+    parts = name.split(".")
+    for i, part in enumerate(parts):
         if isinstance(cur, str):
             cur = _object_in(cur)
-        if not isinstance(cur, dict) or part not in cur:
+        each = part.endswith("[]") and len(part) > 2
+        key = part[:-2] if each else part
+        if not isinstance(cur, dict) or key not in cur:
             return False, None
-        cur = cur[part]
+        cur = cur[key]
+        if each:
+            if not isinstance(cur, list):
+                return False, None
+            rest = ".".join(parts[i + 1:])
+            if not rest:
+                return True, cur
+            found = [lookup(item, rest) for item in cur]
+            if not all(ok for ok, _ in found):
+                return False, None
+            return True, [value for _, value in found]
     return True, cur
 
 

@@ -2,7 +2,7 @@
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
 seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa, ai2d,
-textvqa_val, ok_vqa_val2014, vizwiz_vqa_val), from a scratch folder (SEED-Bench's aggregation writes
+textvqa_val, ok_vqa_val2014, vizwiz_vqa_val, vqav2_val), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json). `LMMS_LOG=0.3` writes the samples lines of lmms-eval 0.3 (with `doc`; see `_line_03`).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -23,7 +23,7 @@ stubbed), `realworldqa/utils.py` (realworldqa_process_results with `_task_utils/
 classes of its filters stubbed: they are not run, its yaml's mean aggregates), `ai2d/utils.py` (ai2d_doc_to_target and
 its MultiChoiceRegexFilter, RUN as the yaml's `flexible-extract` filter on the raw reply, with
 api/instance.py, api/filter.py, api/reasoning.py, filters/extraction.py from the checkout; `datasets`
-stubbed), `textvqa/utils.py`, `ok_vqa/utils.py`, `vizwiz_vqa/utils.py` (their process_results and submission
+stubbed), `textvqa/utils.py`, `ok_vqa/utils.py`, `vizwiz_vqa/utils.py`, `vqav2/utils.py` (their process_results and submission
 aggregations, with `_task_utils/vqa_eval_metric.py`; `loguru` and the submission-file helper stubbed); nothing else of lmms-eval is
 imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
@@ -224,12 +224,15 @@ def load_task(name):
         sys.modules["lmms_eval.tasks._task_utils.file_utils"] = files
         _load("lmms_eval.tasks._task_utils.vqa_eval_metric", "lmms_eval/tasks/_task_utils/vqa_eval_metric.py")
         folder, prefix = VQA_TASKS[name]
+        if folder == "vqav2":  # `import lmms_eval.tasks._task_utils.file_utils as file_utils`
+            sys.modules["lmms_eval.tasks._task_utils"].file_utils = files
         utils = _load(f"{folder}_utils", f"lmms_eval/tasks/{folder}/utils.py")
-        process = getattr(utils, f"{prefix}_process_results")
+        # vqav2_val.yaml: process_results is vqav2_process_results_val (exact_match only)
+        process = getattr(utils, f"{prefix}_process_results" + ("_val" if folder == "vqav2" else ""))
         # doc_to_target: "answer" names no field of these datasets: ConfigurableTask.doc_to_target renders it
         # as a template, the text "answer"; the yaml's metric_list aggregates only exact_match (mean)
         aggregate = {"exact_match": mean}
-        if hasattr(utils, f"{prefix}_aggregate_submissions") and name != "vizwiz_vqa_val":  # vizwiz's yaml: none
+        if hasattr(utils, f"{prefix}_aggregate_submissions") and folder in ("textvqa", "ok_vqa"):  # the others' yaml: none
             submissions = getattr(utils, f"{prefix}_aggregate_submissions")
 
             def aggregate_submissions(results):  # lmms-eval passes its CLI args (the file's path); returns None
@@ -242,7 +245,7 @@ def load_task(name):
 
 # task -> (folder under lmms_eval/tasks, prefix of its process_results)
 VQA_TASKS = {"textvqa_val": ("textvqa", "textvqa"), "ok_vqa_val2014": ("ok_vqa", "ok_vqa"),
-             "vizwiz_vqa_val": ("vizwiz_vqa", "vizwiz_vqa")}
+             "vizwiz_vqa_val": ("vizwiz_vqa", "vizwiz_vqa"), "vqav2_val": ("vqav2", "vqav2")}
 
 
 FILTERS = {}  # task -> (filter name, the filter object whose `apply` lmms-eval calls)
