@@ -65,14 +65,14 @@ def test_a_task_without_a_ruleset_is_reported_not_supported(tmp_path):
     shutil.copytree(RUN, run)
     report = run / f"{STAMP}_results.json"
     data = json.loads(report.read_text())
-    data["results"]["mmmu_pro"] = data["results"].pop("gqa")
-    data["configs"]["mmmu_pro"] = data["configs"].pop("gqa")
+    data["results"]["cmmmu_val"] = data["results"].pop("gqa")
+    data["configs"]["cmmmu_val"] = data["configs"].pop("gqa")
     report.write_text(json.dumps(data))
-    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_mmmu_pro.jsonl")
+    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_cmmmu_val.jsonl")
     code, out = _reproduce(run)
     assert code == 1
-    assert not any(r["benchmark"] == "mmmu_pro" for r in out["results"])
-    assert any("not supported: lmms-eval task `mmmu_pro` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
+    assert not any(r["benchmark"] == "cmmmu_val" for r in out["results"])
+    assert any("not supported: lmms-eval task `cmmmu_val` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
 
 
 def _binary(pairs, negative):
@@ -232,3 +232,31 @@ def test_a_field_path_maps_over_the_items_of_a_list():
     row["doc"]["answers"].append({"answer_id": 3})
     assert lookup(row, "doc.answers[].answer") == (False, None)
     assert lookup({"doc": {"answers": "2"}}, "doc.answers[].answer") == (False, None)
+
+
+def test_mmmu_pro_standard_is_given_back_from_a_log_with_its_options(tmp_path):
+    """MMMU-Pro standard scored by lmms-eval v0.3.5's own mmmu_pro_process_results / aggregation (real MMMU
+    replies of LLaVA-1.5-13B and Qwen-VL, four written ones that no rule reads: the seeded random letter):
+    the published mmmu_acc, and each record's letter equal to the logged parsed_pred; a slim log (no doc,
+    so no options) is not supported, naming what is missing."""
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.readers import read_records
+    from rulekit.run.evaluate import evaluate
+
+    run = RUN.parent / "mmmupro-2025-07"
+    code, out = _reproduce(run)
+    [row] = out["results"]
+    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval", row
+    [samples] = run.glob("*_samples_mmmu_pro_standard.jsonl")
+    [result] = evaluate([load_ruleset("lmms-eval")], list(read_records([str(samples)])), keep=True, count_unreadable=True)
+    logged = [r.meta["reference_extraction"] for r in result.records]
+    assert [d.pred for d in result.decisions] == logged and len(logged) == 64
+    slim = tmp_path / "slim"
+    shutil.copytree(run, slim)
+    [copy] = slim.glob("*_samples_*.jsonl")
+    copy.write_text("".join(json.dumps({k: v for k, v in json.loads(x).items() if k != "doc"}) + "\n"
+                            for x in copy.read_text().splitlines()))
+    code, out = _reproduce(slim)
+    assert code == 1 and out["results"] == []
+    assert any("not supported: lmms-eval task `mmmu_pro_standard` (its samples log has no `doc`" in m["why"]
+               and "`doc.options`" in m["why"] for m in out["missed"]), out["missed"]
