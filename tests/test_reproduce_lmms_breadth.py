@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from rulekit.cli import main
@@ -234,23 +235,28 @@ def test_a_field_path_maps_over_the_items_of_a_list():
     assert lookup({"doc": {"answers": "2"}}, "doc.answers[].answer") == (False, None)
 
 
-def test_mmmu_pro_standard_is_given_back_from_a_log_with_its_options(tmp_path):
-    """MMMU-Pro standard scored by lmms-eval v0.3.5's own mmmu_pro_process_results / aggregation (real MMMU
-    replies of LLaVA-1.5-13B and Qwen-VL, four written ones that no rule reads: the seeded random letter):
-    the published mmmu_acc, and each record's letter equal to the logged parsed_pred; a slim log (no doc,
-    so no options) is not supported, naming what is missing."""
+@pytest.mark.parametrize("folder,task,n,missing", [
+    ("mmmupro-2025-07", "mmmu_pro_standard", 64, "`doc.options`"),
+    ("qbench-2025-07", "qbench_dev", 60, "`doc.option0`")])
+def test_option_parsing_tasks_are_given_back_from_a_log_with_the_options(tmp_path, folder, task, n, missing):
+    """MMMU-Pro standard and Q-Bench scored by lmms-eval v0.3.5's own process_results / aggregations (MMMU's
+    parse_multi_choice_response over the doc's options: `options`, Q-Bench's `option0`..`option3` up to
+    "N/A"; real MMMU replies of LLaVA-1.5-13B and Qwen-VL, four written ones that no rule reads: the letter
+    random.choice draws, seeded 0): the published accuracy, and each record's letter equal to the logged
+    parsed_pred; a slim log (no doc, so no options) is not supported, naming what is missing."""
     from rulekit.engine.compiler import load_ruleset
     from rulekit.readers import read_records
     from rulekit.run.evaluate import evaluate
 
-    run = RUN.parent / "mmmupro-2025-07"
+    run = RUN.parent / folder
     code, out = _reproduce(run)
     [row] = out["results"]
-    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval", row
-    [samples] = run.glob("*_samples_mmmu_pro_standard.jsonl")
+    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval" and row["benchmark"] == task, row
+    [samples] = run.glob(f"*_samples_{task}.jsonl")
     [result] = evaluate([load_ruleset("lmms-eval")], list(read_records([str(samples)])), keep=True, count_unreadable=True)
     logged = [r.meta["reference_extraction"] for r in result.records]
-    assert [d.pred for d in result.decisions] == logged and len(logged) == 64
+    assert [d.pred for d in result.decisions] == logged and len(logged) == n
+    assert any(d.outcome == "fallback" for d in result.decisions)  # the seeded random draw is exercised
     slim = tmp_path / "slim"
     shutil.copytree(run, slim)
     [copy] = slim.glob("*_samples_*.jsonl")
@@ -258,5 +264,5 @@ def test_mmmu_pro_standard_is_given_back_from_a_log_with_its_options(tmp_path):
                             for x in copy.read_text().splitlines()))
     code, out = _reproduce(slim)
     assert code == 1 and out["results"] == []
-    assert any("not supported: lmms-eval task `mmmu_pro_standard` (its samples log has no `doc`" in m["why"]
-               and "`doc.options`" in m["why"] for m in out["missed"]), out["missed"]
+    assert any(f"not supported: lmms-eval task `{task}` (its samples log has no `doc`" in m["why"]
+               and missing in m["why"] for m in out["missed"]), out["missed"]

@@ -17,7 +17,8 @@ response       ``filtered_resps[0]`` (falls back to ``resps[0]``), nested lists 
 answer         ``target``
 choices        ``doc.options`` (MMMU stores it as a Python-literal string, parsed with
                ``ast.literal_eval``) or ``doc.choices``, a list lettered A, B, C... in order;
-               else the single-letter keys A..Z of ``doc``
+               else the single-letter keys A..Z of ``doc``; else its numbered keys ``option0``,
+               ``option1``, ... lettered A, B, ... up to the first missing, blank or "N/A" (Q-Bench)
 question_type  ``doc.question_type`` ("multiple-choice"/"open"; "multi_choice"/"free_form"
                accepted), else multiple-choice when choices exist, else open; a dataset's own
                ``question_type`` that is none of these (OK-VQA's "other", "eight") stays in meta
@@ -322,6 +323,19 @@ def _first(value: Any) -> Any:
     return value
 
 
+def _numbered_options(doc: dict) -> dict:
+    """Q-Bench's / A-Bench's doc keeps its options in `option0`, `option1`, ...: lettered A, B, ... up to
+    the first key missing, blank or "N/A" (the datasets pad their four columns with "N/A", and
+    q_bench_process_results stops at the first)."""
+    out = {}
+    for i, letter in enumerate(LETTERS):
+        value = doc.get(f"option{i}")
+        if is_blank(value) or value == "N/A":
+            break
+        out[letter] = value
+    return out
+
+
 def lmms_base(obj: dict) -> tuple[dict, dict]:
     """(base, extras) for an lmms-eval --log_samples line (mapping in the module docstring)."""
     doc = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
@@ -329,6 +343,8 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     options = doc.get("options", doc.get("choices"))
     if is_blank(options) and any(k in doc for k in LETTERS):
         options = {k: doc[k] for k in LETTERS if k in doc and not is_blank(doc[k])}
+    elif is_blank(options) and "option0" in doc:
+        options = _numbered_options(doc)
     qt = doc.get("question_type")
     known = isinstance(qt, str) and (qt in QUESTION_TYPES or qt.strip().lower() in _QT_ALIASES)
     base = {"response": resp, "answer": obj.get("target"), "choices": options,

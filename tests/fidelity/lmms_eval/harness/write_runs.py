@@ -2,7 +2,7 @@
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
 seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa, ai2d,
-textvqa_val, ok_vqa_val2014, vizwiz_vqa_val, vqav2_val, mmmu_pro_standard), from a scratch folder (SEED-Bench's aggregation writes
+textvqa_val, ok_vqa_val2014, vizwiz_vqa_val, vqav2_val, mmmu_pro_standard, qbench_dev), from a scratch folder (SEED-Bench's aggregation writes
 ./seed_submission.json). `LMMS_LOG=0.3` writes the samples lines of lmms-eval 0.3 (with `doc`; see `_line_03`).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
@@ -26,7 +26,7 @@ api/instance.py, api/filter.py, api/reasoning.py, filters/extraction.py from the
 stubbed), `textvqa/utils.py`, `ok_vqa/utils.py`, `vizwiz_vqa/utils.py`, `vqav2/utils.py` (their process_results and submission
 aggregations, with `_task_utils/vqa_eval_metric.py`; `loguru` and the submission-file helper stubbed),
 `mmmu_pro/utils.py` (mmmu_pro_process_results, mmmu_pro_aggregate_results; `random` seeded 0 as simple_evaluate
-seeds it); nothing else of lmms-eval is
+seeds it), `qbench/utils.py` (q_bench_process_results, q_bench_aggregate_results; seeded the same); nothing else of lmms-eval is
 imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
@@ -253,6 +253,17 @@ def load_task(name):
         random.seed(0)  # simple_evaluate's random_seed=0 (evaluator.py), the state its random.choice draws from
         return (lambda doc, results, target: pro.mmmu_pro_process_results(doc, results), lambda d: d["answer"],
                 {"mmmu_acc": pro.mmmu_pro_aggregate_results})
+    if name == "qbench_dev":  # parse_multi_choice_response over option0..3; random.choice seeded 0
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+        files.generate_submission_file = lambda *a, **k: None
+        sys.modules.setdefault("lmms_eval.tasks._task_utils.file_utils", files)
+        qbench = _load("qbench_utils", "lmms_eval/tasks/qbench/utils.py")
+        import random
+        random.seed(0)  # simple_evaluate's random_seed=0
+        # qbench_dev.yaml's metric_list names only qbench_acc (process_results also returns `submission`)
+        return (lambda doc, results, target: qbench.q_bench_process_results(doc, results),
+                lambda d: d["correct_choice"], {"qbench_acc": qbench.q_bench_aggregate_results})
     raise SystemExit(f"unknown task {name}")
 
 
