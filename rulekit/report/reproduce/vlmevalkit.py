@@ -9,9 +9,8 @@ from pathlib import Path
 from rulekit.core.errors import InputError, RulekitError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
-from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
+from rulekit.report.reproduce.names import family_of, folder_model, parse_stem
 from rulekit.report.reproduce.published import read_report
-from rulekit.report.reproduce.registry import Family
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
 # what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
@@ -55,16 +54,15 @@ def vlmevalkit_reports(files: list[Path]):
 
 def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, Note | None]:
     """The artifact of the report `f`, or a note saying why there is none."""
-    stem = report_stem = f.name[: -len(suffix)]
-    pred = _prediction_file(f, stem)
-    model, dataset, family = _names(f, stem, variants=False)
-    if pred is None or dataset is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
-        cut, judged = _judge_named(f, stem)
-        if judged is not None:
-            stem, pred = cut, judged
-            model, dataset, family = _names(f, stem, variants=False)
-    if dataset is None:  # a known name with a suffix (a fork's variant, a per-part file), or unknown
-        model, dataset, family = _names(f, stem)
+    report_stem = f.name[: -len(suffix)]
+    # the judge suffix first (`<model>_<dataset>_<judge>_score.csv`), then the dataset: a known name or a
+    # fork's variant of one (names.parse_stem)
+    named = parse_stem(report_stem, "vlmevalkit", folder_model(report_stem, (f.parent.name, f.parent.parent.name)),
+                       lambda cut: _judge_sheet_of(f, report_stem, cut))
+    stem, model, dataset = named.stem, named.model, named.dataset
+    family = family_of(dataset)
+    # without `<model>_<dataset>.xlsx`, the judge's sheet (which repeats every prediction column) stands in
+    pred = _prediction_file(f, stem) or (_prediction_file(f, report_stem) if named.judge else None)
     if pred is None:
         return None, Note(str(f), f"no prediction file {stem}.xlsx or {stem}.tsv next to it; not reproduced", True)
     bench = dataset.name if dataset is not None else stem[len(model) + 1:] if model else stem
@@ -88,30 +86,18 @@ def _prediction_file(report: Path, stem: str) -> Path | None:
                  if report.with_name(stem + s).is_file() and within(report.with_name(stem + s), top)), None)
 
 
-def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset | None, Family | None]:
-    """(model, dataset, family) of a prediction file's stem `<model>_<dataset>`: the model is the work dir's
-    folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>, or
-    outputs/<model>/T<date>_G<hash>/...), else what comes before the longest known dataset name that ends the
-    stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
-    hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
-    model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
-    return model, dataset, family_of(dataset)
-
-
-def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
-    """A report named after the judge (`<model>_VisuLogic_exact_matching_acc.csv` beside
-    `<model>_VisuLogic.xlsx`): the longest shorter stem, cut at an `_`, that has a prediction file and
-    whose family says its reports are so named (`score-file: {judge-named: true}`)."""
-    cut = stem
-    while "_" in cut:
-        cut = cut.rsplit("_", 1)[0]
-        pred = _prediction_file(report, cut)
-        if pred is not None:
-            family = _names(report, cut, variants=False)[2]
-            if family is not None and (family.score_file or {}).get("judge-named"):
-                return cut, pred
-            break
-    return stem, None
+def _judge_sheet_of(report: Path, report_stem: str, cut: str) -> bool:
+    """Is `<report_stem>.xlsx`, beside the report, the judge's per-row sheet of the prediction file `<cut>`:
+    both there, and the sheet holding every column of the prediction file and more (the judge's)? The
+    evidence for a judge name VLMEvalKit never wrote (`--judge NAME`)."""
+    pred, sheet = _prediction_file(report, cut), _prediction_file(report, report_stem)
+    if pred is None or sheet is None:
+        return False
+    try:
+        mine, theirs = sheet_records(sheet), sheet_records(pred)
+    except RulekitError:
+        return False
+    return bool(mine and theirs) and set(mine[0].meta) > set(theirs[0].meta)
 
 
 def _sheet_columns(spec: dict) -> list[str]:
