@@ -229,3 +229,21 @@ def test_an_lmms_eval_mme_run_from_before_november_2024_is_read_under_its_misspe
     [row] = json.loads(result.stdout)["results"]
     assert (row["metric"], row["reported"], row["reproduced"], row["matched"]) == \
         ("mme_percetion_score,none", "162.5", 162.5, True)
+
+
+@pytest.mark.slow  # scores two judged work dirs (seconds)
+def test_mathvista_before_august_2025_is_given_back_by_the_older_letter_matcher():
+    """`_score.csv` written by the original MathVista evaluate @c026693a (README): can_infer v1 prefetches 143
+    of the 400 rows (the 2026 code, 80 of the same rows); only `mathvista@v1+judge` gives every number back,
+    leaves to the judge exactly the rows the sheet's `log` says it was asked about, and is named with its
+    dates. The 2026 fixture of the same rows still comes back with the current generation."""
+    rows = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista-2025", "--format", "json").stdout)["results"]
+    assert len(rows) == 65 and all(r["matched"] and r["ruleset"] == "mathvista@v1+judge" for r in rows), \
+        [r for r in rows if not r["matched"]]
+    overall = {r["metric"]: r["reported"] for r in rows if r["split"] == "Overall"}
+    assert overall == {"tot": "400", "prefetch": "143", "hit": "158", "prefetch_rate": "35.75", "acc": "39.5"}
+    assert (rows[0]["generation"]["from"], rows[0]["generation"]["until"]) == ("2024-04-21", "2025-08-04")
+    assert "its rules leave the same 257 rows unmatched as mv1-model_MathVista_MINI_gpt-4o-mini.xlsx shows" \
+        in rows[0]["notes"]
+    now = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista", "--format", "json").stdout)["results"]
+    assert now and all(r["matched"] and r["ruleset"] == "mathvista+judge" for r in now)
