@@ -233,17 +233,24 @@ def test_an_lmms_eval_mme_run_from_before_november_2024_is_read_under_its_misspe
 
 @pytest.mark.slow  # scores two judged work dirs (seconds)
 def test_mathvista_before_august_2025_is_given_back_by_the_older_letter_matcher():
-    """`_score.csv` written by the original MathVista evaluate @c026693a (README): can_infer v1 prefetches 143
-    of the 400 rows (the 2026 code, 80 of the same rows); only `mathvista@v1+judge` gives every number back,
-    leaves to the judge exactly the rows the sheet's `log` says it was asked about, and is named with its
-    dates. The 2026 fixture of the same rows still comes back with the current generation."""
+    """`_score.csv` written by the original MathVista evaluate @c026693a and @0bccf452 (README): can_infer v1
+    prefetches 143 of the 400 rows, v2 75, v3 (the 2026 code) 80; only `mathvista@v1+judge`, resp.
+    `mathvista@v2+judge`, gives every number back, leaves to the judge exactly the rows the sheet's `log`
+    says it was asked about, and is named with its dates. The 2026 fixture of the same rows still comes back
+    with the current generation."""
     rows = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista-2025", "--format", "json").stdout)["results"]
-    assert len(rows) == 65 and all(r["matched"] and r["ruleset"] == "mathvista@v1+judge" for r in rows), \
-        [r for r in rows if not r["matched"]]
-    overall = {r["metric"]: r["reported"] for r in rows if r["split"] == "Overall"}
-    assert overall == {"tot": "400", "prefetch": "143", "hit": "158", "prefetch_rate": "35.75", "acc": "39.5"}
-    assert (rows[0]["generation"]["from"], rows[0]["generation"]["until"]) == ("2024-04-21", "2025-08-04")
-    assert "its rules leave the same 257 rows unmatched as mv1-model_MathVista_MINI_gpt-4o-mini.xlsx shows" \
-        in rows[0]["notes"]
+    assert all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    by_model = {m: [r for r in rows if r["model"] == m] for m in ("mv1-model", "mv2-model")}
+    for model, ruleset, era, overall, judged in (
+            ("mv1-model", "mathvista@v1+judge", ("2024-04-21", "2025-08-04"),
+             {"tot": "400", "prefetch": "143", "hit": "158", "prefetch_rate": "35.75", "acc": "39.5"}, 257),
+            ("mv2-model", "mathvista@v2+judge", ("2025-08-04", "2026-06-17"),
+             {"tot": "400", "prefetch": "75", "hit": "171", "prefetch_rate": "18.75", "acc": "42.75"}, 325)):
+        mine = by_model[model]
+        assert len(mine) == 65 and {r["ruleset"] for r in mine} == {ruleset}
+        assert {r["metric"]: r["reported"] for r in mine if r["split"] == "Overall"} == overall
+        assert (mine[0]["generation"]["from"], mine[0]["generation"]["until"]) == era
+        assert f"its rules leave the same {judged} rows unmatched as {model}_MathVista_MINI_gpt-4o-mini.xlsx shows" \
+            in mine[0]["notes"]
     now = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista", "--format", "json").stdout)["results"]
     assert now and all(r["matched"] and r["ruleset"] == "mathvista+judge" for r in now)
