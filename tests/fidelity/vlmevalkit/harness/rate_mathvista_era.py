@@ -3,7 +3,7 @@ vlmeval/dataset/utils/mathvista.py takes `load` and the rest from `from ...smp i
 commit's own misc.py, unchanged (smp_any_era.py), loaded before the work-dir harness runs as it is.
     git show COMMIT:vlmeval/dataset/image_vqa.py > image_vqa.py   (and utils/mathvista.py, utils/matching_util.py,
     smp/misc.py beside it), then: python rate_mathvista_era.py MODEL JUDGE rows.jsonl OUT
-tests/fixtures/reproduce/vlmevalkit-mathvista-2025 was written so at c026693a (2025-08-04, can_infer v1)."""
+tests/fixtures/reproduce/vlmevalkit-mathvista-eras was written so at c026693a (2025-08-04, can_infer v1)."""
 import os
 import runpy
 
