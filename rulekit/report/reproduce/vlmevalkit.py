@@ -71,7 +71,7 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
                                   "`score-file:` for it in rulekit/data/benchmarks.yaml); not reproduced", True)
     said: list[str] = []
     sheet = _result_sheet(stem, f.parent, files, report_stem,
-                          ((family.score_file or {}).get("judge-sheet") if family is not None else None), said)
+                          (family.judge_sheet if family is not None else None), said)
     layout = (family.score_file or {}) if family is not None else {}
     report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
     return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
