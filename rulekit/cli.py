@@ -557,9 +557,19 @@ def check(files):
 
 @main.command("list")
 @click.option("--benchmark", help="Only the rulesets that score this benchmark (a framework's dataset name, e.g. MMStar).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown"]), default="table", show_default=True,
+              help="markdown: the docs page docs/rulesets.md (every built-in ruleset with its generation's dates).")
 @user_errors
-def list_cmd(benchmark):
+def list_cmd(benchmark, fmt):
     """Built-in rulesets with what they reproduce."""
+    if fmt == "markdown":
+        if benchmark:
+            raise UsageError("--format markdown lists every built-in ruleset; it takes no --benchmark", code="E400",
+                             help="rulekit list --format markdown > docs/rulesets.md")
+        from rulekit.report.docs_pages import rulesets_markdown
+
+        click.echo(rulesets_markdown(), nl=False)
+        return
     from rich.table import Table
 
     from rulekit.core.resources import builtin_rulesets
@@ -834,8 +844,15 @@ def run_cmd(benchmarks, model, base_url, api_key, rulesets, data, split, data_co
 
 
 @main.command()
-def vocabulary():
-    """Every vocabulary word of the ruleset language, with its documentation."""
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True,
+              help="markdown: the docs page docs/vocabulary.md.")
+def vocabulary(fmt):
+    """Every vocabulary word of the ruleset language, with its documentation, and how `extends:` merges."""
+    if fmt == "markdown":
+        from rulekit.report.docs_pages import vocabulary_markdown
+
+        click.echo(vocabulary_markdown(), nl=False)
+        return
     from rulekit.report.vocabulary import print_vocabulary
 
     print_vocabulary(_out())

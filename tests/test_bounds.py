@@ -727,7 +727,7 @@ def test_4000_nested_overlapping_boxes_are_refused_not_copied_64_million_times(t
 def test_a_sympy_time_out_inside_any_of_is_the_records_error(tmp_path):
     """VLMEvalKit's MATH-Vision is `or-judge: {any-of: [exact, arithmetic, arithmetic via latex2sympy]}`:
     before, a latex2sympy call past its limit counted as "not correct" inside any-of, so a timed-out record
-    was `unresolved` (README: `error`), after 30 s per 1M-character reply."""
+    was `unresolved` (docs/untrusted.md: `error`), after 30 s per 1M-character reply."""
     from rulekit import Evaluator, Record, load_ruleset
     from rulekit.core import symbolic
 

@@ -160,7 +160,7 @@ def test_explain_names_the_state():
 
 # ---------------------------------------------------------------- 2. like for like
 def test_the_sample_band_is_like_for_like():
-    """README's first example: vlmevalkit scores the 307 multiple-choice records, lmms-eval and mmmu all 400.
+    """docs/eval.md's first example: vlmevalkit scores the 307 multiple-choice records, lmms-eval and mmmu all 400.
     The band used to be their own accuracies (31.75-35.50); on the common records it is 35.50-41.04."""
     result = run("eval", "-r", "vlmevalkit", "-r", "lmms-eval", "-r", "mmmu", "--seed", "0", "--format", "json")
     payload = json.loads(result.stdout)

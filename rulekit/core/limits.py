@@ -101,7 +101,7 @@ def _parse(raw: str) -> dict[str, int]:
 
 
 def shown(name: str, value: int | None = None) -> str:
-    """A limit's value as the README writes it (sizes in KiB / MiB / GiB)."""
+    """A limit's value as docs/untrusted.md writes it (sizes in KiB / MiB / GiB)."""
     value = limit(name) if value is None else value
     if name in _BYTES:
         for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -118,7 +118,7 @@ def over(name: str, what: str, loc: Loc | str | None = None) -> LimitError:
         loc = Loc(loc, 0, 0)
     return LimitError(f"{what} the `{name}` limit of {shown(name)}",
                       loc=loc, help=f"if the file is genuine, raise the limit for this run: {ENV}={name}=VALUE "
-                                    "(README lists the readers' limits)")
+                                    "(docs/untrusted.md lists the readers' limits)")
 
 
 # ---------------------------------------------------------------- compressed input

@@ -6,8 +6,8 @@ written out exceed MAX_EXPANSION items (E122), and reports what the `regex` modu
 record's budget (RECORD_BUDGET, kept per thread in `CLOCK`), kept by the `regex` module's `timeout`
 or, in a process that opted in, by `rulekit.core.watchdog`. A call past a limit makes that one
 record's outcome `error`; nothing is carried over to the next record (no step is ever switched off
-for the rest of a run), so a record's decision never depends on the records around it. README's
-"Rulesets are untrusted data" documents the defaults.
+for the rest of a run), so a record's decision never depends on the records around it. docs/untrusted.md,
+"Untrusted data and limits", documents the defaults.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import regex
 from rulekit.core.errors import Loc, RulesetError
 from rulekit.core.watchdog import WATCH, Expired
 
-# Limits on the regexes of a ruleset (untrusted data). README "Rulesets are untrusted data" documents them.
+# Limits on the regexes of a ruleset (untrusted data). docs/untrusted.md documents them.
 REGEX_TIMEOUT = 1.0      # seconds one regex call may run (CPU under the watchdog); past it, the record is `error`
 RECORD_BUDGET = 2.0      # seconds every regex call of one record may run together (all steps, prepare ops)
 MAX_PATTERN = 10_000     # characters in one pattern (E122)

@@ -437,7 +437,7 @@ def _search(tok: _Token, pattern_fn, value_fn):
     return search
 
 
-# Size limits of conditions (untrusted data): README "Rulesets are untrusted data" documents them.
+# Size limits of conditions (untrusted data): docs/untrusted.md documents them.
 MAX_REPEAT = 100_000      # items in a string or list a condition builds (`*` repetition, `+` concatenation)
 MAX_INT_BITS = 4096       # bits of an integer a condition computes (a product of products cannot grow without end)
 MAX_DIGITS = 100          # digits of a number literal (E204)

@@ -21,15 +21,12 @@ def vocabulary_entries() -> list[tuple[str, str]]:
     return out
 
 
-def merge_rules_text() -> str:
-    """How `extends:` (and a section's `from:`) merge, with a worked example whose result is computed by
-    the loader's own merge functions when this is called (never written by hand)."""
+def merge_example_parts() -> tuple[str, str, str, str]:
+    """How `extends:` merges, in parts: the rules, the example's parent and child files, and the child as the
+    loader's own merge functions load it when this is called (never written by hand)."""
     import yaml
 
     from rulekit.language.loader import MERGE_EXAMPLE_CHILD, MERGE_EXAMPLE_PARENT, MERGE_RULES, merge_example
-
-    def indent(text: str) -> str:
-        return "\n".join("    " + line for line in text.rstrip("\n").splitlines())
 
     def flow(value) -> str:
         return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip().removesuffix("\n...")
@@ -45,9 +42,19 @@ def merge_rules_text() -> str:
                 lines += ["  steps:"] + [f"    - {flow(step)}" for step in item]
             else:
                 lines.append(f"  {inner}: {flow(item)}")
-    result = "\n".join(lines)
-    return (MERGE_RULES + "\n\nExample. parent.yaml:\n" + indent(MERGE_EXAMPLE_PARENT)
-            + "\nchild.yaml:\n" + indent(MERGE_EXAMPLE_CHILD)
+    return MERGE_RULES, MERGE_EXAMPLE_PARENT, MERGE_EXAMPLE_CHILD, "\n".join(lines)
+
+
+def merge_rules_text() -> str:
+    """How `extends:` (and a section's `from:`) merge, with a worked example whose result is computed by
+    the loader's own merge functions when this is called (never written by hand)."""
+    rules, parent, child, result = merge_example_parts()
+
+    def indent(text: str) -> str:
+        return "\n".join("    " + line for line in text.rstrip("\n").splitlines())
+
+    return (rules + "\n\nExample. parent.yaml:\n" + indent(parent)
+            + "\nchild.yaml:\n" + indent(child)
             + "\nchild.yaml as loaded (the steps in the order they run):\n" + indent(result))
 
 
