@@ -116,3 +116,15 @@ def test_a_judge_named_by_the_user_is_found_by_its_sheet(tmp_path):
     (work / "judged-model_LogicVista_Rationale_my-judge.xlsx").unlink()
     code, rows, _ = _reproduce(work)
     assert code == 1 and not any(r["matched"] for r in rows)
+
+
+def test_a_judge_named_report_of_a_judge_named_family_needs_no_sheet(tmp_path):
+    """VisuLogic names its `_acc.csv` after the judge and writes no judge sheet: a name VLMEvalKit never wrote
+    (`--judge my-matcher`) is split off because the family says its reports are so named."""
+    src = Path(__file__).parent / "fixtures" / "reproduce" / "vlmevalkit-visulogic" / "visulogic-model"
+    work = tmp_path / "visulogic-model"
+    work.mkdir()
+    for f in src.iterdir():
+        shutil.copy(f, work / f.name.replace("exact_matching", "my-matcher"))
+    code, rows, _ = _reproduce(work)
+    assert rows and all(r["matched"] for r in rows) and {r["benchmark"] for r in rows} == {"VisuLogic"}

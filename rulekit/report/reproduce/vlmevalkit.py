@@ -9,7 +9,7 @@ from pathlib import Path
 from rulekit.core.errors import InputError, RulekitError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
-from rulekit.report.reproduce.names import family_of, folder_model, parse_stem
+from rulekit.report.reproduce.names import family_of, folder_model, name_dataset, parse_stem
 from rulekit.report.reproduce.published import read_report
 
 REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
@@ -58,7 +58,7 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     # the judge suffix first (`<model>_<dataset>_<judge>_score.csv`), then the dataset: a known name or a
     # fork's variant of one (names.parse_stem)
     named = parse_stem(report_stem, "vlmevalkit", folder_model(report_stem, (f.parent.name, f.parent.parent.name)),
-                       lambda cut: _judge_sheet_of(f, report_stem, cut))
+                       lambda cut: _judge_evidence(f, report_stem, cut))
     stem, model, dataset = named.stem, named.model, named.dataset
     family = family_of(dataset)
     # without `<model>_<dataset>.xlsx`, the judge's sheet (which repeats every prediction column) stands in
@@ -86,12 +86,20 @@ def _prediction_file(report: Path, stem: str) -> Path | None:
                  if report.with_name(stem + s).is_file() and within(report.with_name(stem + s), top)), None)
 
 
-def _judge_sheet_of(report: Path, report_stem: str, cut: str) -> bool:
-    """Is `<report_stem>.xlsx`, beside the report, the judge's per-row sheet of the prediction file `<cut>`:
-    both there, and the sheet holding every column of the prediction file and more (the judge's)? The
-    evidence for a judge name VLMEvalKit never wrote (`--judge NAME`)."""
-    pred, sheet = _prediction_file(report, cut), _prediction_file(report, report_stem)
-    if pred is None or sheet is None:
+def _judge_evidence(report: Path, report_stem: str, cut: str) -> bool:
+    """Is `<report_stem>` the prediction file `<cut>` plus a judge's name VLMEvalKit never wrote (`--judge
+    NAME`)? Yes when `<cut>.xlsx` is beside the report and either its dataset's family names its reports after
+    the judge (`score-file: {judge-named: true}`: VisuLogic's `_<judge>_acc.csv`, no judge sheet) or
+    `<report_stem>.xlsx` is the judge's per-row sheet: every column of the prediction file, and more."""
+    pred = _prediction_file(report, cut)
+    if pred is None:
+        return False
+    family = family_of(name_dataset(cut, "vlmevalkit", folder_model(cut, (report.parent.name, report.parent.parent.name)),
+                                    variants=False)[1])
+    if family is not None and (family.score_file or {}).get("judge-named"):
+        return True
+    sheet = _prediction_file(report, report_stem)
+    if sheet is None:
         return False
     try:
         mine, theirs = sheet_records(sheet), sheet_records(pred)
