@@ -517,7 +517,7 @@ WHEN_OK = ["words > 5", "distinct == 1", "length <= 2 * options_length", "candid
 WHERE_OK = ["answer in letters", "first_index > tokens - 5", "answer == 'Z'", "start > 3 and end < 40", "index >= 0",
             "answer not in [':', ',', '.']", "upper(answer) == answer", "isupper(answer) and isalpha(answer)", "start % 2 == 0", "len(answer) == 1", "answer + 1 > 0"]
 FIND_KINDS = ["token", "word", "regex", "option-text", "phrases", "whole", "tail-after", "boxed", "yes-no", "delimited",
-              "narrow"]
+              "narrow", "after-phrase"]
 STEP_IDS = ["a", "b", "c", "letter-space", "option-text", "single-letter", "refusal", "bracketed-letter", "answer-is"]
 
 
@@ -601,6 +601,10 @@ class RulesetGen(CondGen):
                                **self.options({"strip": lambda: self.v([True, False], ["yes please"]),
                                                "until": lambda: self.some(lambda: self.pick(["\n", ".", "", ","]), 2),
                                                "transform": lambda: self.v(["upper", "lower", "none"], ["title"])})}}
+        if kind == "after-phrase":
+            return {"after-phrase": self.v([{"phrases": self.some(lambda: self.pick(["answer is", "İs", "", "选"]), 2),
+                                              "answers": self.some(lambda: self.pick(["A", "B", "x", "İ"]), 3)}],
+                                            [{"phrases": []}, {"answers": ["A"]}, {"phrases": ["a"], "answers": "A"}])}
         return self.pick(["literal", "whole", "regex"])
 
     def pick_(self):

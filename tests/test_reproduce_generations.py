@@ -131,20 +131,31 @@ def test_the_generation_is_named_with_its_dates_in_table_markdown_and_html():
 
 
 def test_every_dated_generation_is_a_built_in_ruleset_and_its_dates_follow_on():
-    """generations.yaml names only built-in rulesets; within a family of names (`chartqa`, `chartqa@v1`) the
-    older generation ends the day the next begins."""
+    """generations.yaml names only built-in rulesets and the report writers' generations a family's
+    `score-file: {writers: ...}` lists; within a family of names (`chartqa`, `chartqa@v1`) the older
+    generation ends the day the next begins (a writer VLMEvalKit removed, the prefetch table, just ends; a
+    generation `succeeded-by:` another family's ends the day that one begins: MMMU's PR scorer)."""
     from rulekit.core.resources import builtin_rulesets
-    from rulekit.report.reproduce.registry import generations
+    from rulekit.report.reproduce.registry import generations, registry
+
+    import yaml
+
+    from rulekit.data import data_path
 
     dated = generations()
-    assert set(dated) <= set(builtin_rulesets())
+    writers = {w for f in registry() for w in ((f.score_file or {}).get("writers") or {})}
+    raw = yaml.safe_load(data_path("generations.yaml").read_text(encoding="utf-8"))
+    successors = {name: spec["succeeded-by"] for name, spec in raw.items() if spec.get("succeeded-by")}
+    assert writers and writers <= set(dated)
+    assert set(dated) <= set(builtin_rulesets()) | writers
     for name, g in dated.items():
         assert g.until is None or g.since <= g.until
         base = name.partition("@")[0].removesuffix("+judge")
         newer = [o for o in dated.values()
                  if o.name.partition("@")[0].removesuffix("+judge") == base and o.since > g.since]
-        if g.until is not None:
-            assert newer and min(newer, key=lambda o: o.since).since == g.until, name
+        if g.until is not None and (newer or name not in writers):
+            after = [dated[n] for n in [successors.get(name)] if n in dated] or newer  # `succeeded-by:` another
+            assert after and min(after, key=lambda o: o.since).since == g.until, name
         else:
             assert not newer, name
 

@@ -89,6 +89,26 @@ class PhrasesFind(Word):
     case: Case = "exact"
 
 
+class AfterPhraseOptions(Word):
+    """Options of `after-phrase`: `phrases` (looked for in the LOWERCASED text, each at its first occurrence)
+    and `answers` (looked for as they are, case counts)."""
+
+    phrases: list[str] = Field(min_length=1)
+    answers: list[str] = Field(min_length=1)
+
+
+class AfterPhraseFind(Word):
+    """`after-phrase: {phrases: ["the answer is", ...], answers: [A, B, C, D]}` — for each phrase found in
+    the lowercased text (its first occurrence), each answer's FIRST occurrence in the text from where that
+    phrase ends, even inside a word: one candidate per phrase found and answer found, at that position.
+    With `pick: last` the answer whose first occurrence after a phrase is latest wins, so "the answer is B,
+    not A" reads A: lmms-eval's shared `extract_mcq_answer` (`text.lower().find(phrase)`, then
+    `text.find(letter, after)`, the highest position kept), whose offsets this reproduces exactly, also
+    where lowercasing changes the text's length ("İ")."""
+
+    after_phrase: AfterPhraseOptions
+
+
 class WholeFind(Word):
     """`whole: true` — the whole text is the one candidate (its answer is the text itself)."""
 
@@ -529,6 +549,29 @@ def _check_expand(pattern: regex.Pattern, template: str, loc: Loc | None) -> Non
                            help="refer to groups of the pattern: \\1 or \\g<name>", code="E121") from None
 
 
+class AfterPhraseFinder(Finder):
+    """Compiled `after-phrase`: per phrase found (first occurrence, lowercased text), each answer's first
+    occurrence from the phrase's end."""
+
+    def __init__(self, spec: AfterPhraseOptions):
+        self.phrases, self.answers = tuple(spec.phrases), tuple(spec.answers)
+        self.description = f"{list(self.answers)} after {list(self.phrases)}"
+
+    def find(self, text, opts, full):
+        lower = text.lower()
+        out: list[Candidate] = []
+        for phrase in self.phrases:
+            at = lower.find(phrase)
+            if at < 0:
+                continue
+            after = at + len(phrase)
+            for answer in self.answers:
+                pos = text.find(answer, after)
+                if pos >= 0:
+                    out.append(Candidate(answer, pos, pos + len(answer), answer))
+        return out
+
+
 class WholeFinder(Finder):
     """Compiled `whole`: the entire text is one candidate."""
 
@@ -732,6 +775,7 @@ FINDS: dict[str, tuple[type[Word], Callable[..., Finder]]] = {
     "yes-no": (YesNoFind, lambda find, key, loc: YesNoFinder(find.yes_no, loc)),
     "delimited": (DelimitedFind, lambda find, key, loc: DelimitedFinder(find.delimited, loc)),
     "narrow": (NarrowFind, lambda find, key, loc: NarrowFinder(find.narrow, loc)),
+    "after-phrase": (AfterPhraseFind, lambda find, key, loc: AfterPhraseFinder(find.after_phrase)),
 }
 FIND_MODELS: dict[str, type[Word]] = {name: model for name, (model, _) in FINDS.items()}
 _COMPILERS = {model: compile_fn for model, compile_fn in FINDS.values()}

@@ -253,9 +253,16 @@ class BinarySpec(Word):
     2PR / (P + R) (each 0 when its denominator is), and `accuracy` = the share of correct records.
     Results: `binary` (the figures over all records) and `binary_by_<field>` per value of each `by`
     field. `split: ","` reads a `by` field as a list of values and counts a record once per value —
-    in the overall figures too, as VLMEvalKit's POPE_rating explodes the rows before scoring them."""
+    in the overall figures too, as VLMEvalKit's POPE_rating explodes the rows before scoring them.
+    `negative: "no"` names the other label (lmms-eval's POPE): a prediction that is neither label is then
+    no cell of the confusion matrix (a gold-positive record so predicted is not a false negative: recall =
+    TP / (TP + gold-positive records predicted `negative`)), yet counts in `n` and `accuracy`; and
+    `positive_share` = gold-positive records / records whose gold is either label (lmms-eval's
+    `pope_yes_ratio`). Without `negative`, every prediction other than `positive` is negative and
+    `positive_share` = gold-positive records / all records."""
 
     positive: str = "Yes"
+    negative: str | None = None
     by: list[str] = []
     split: str | None = Field(default=None, min_length=1)
 

@@ -352,9 +352,28 @@ def _scan_sheet(ws: Any, path: str) -> tuple[list[tuple], Exception | None] | No
     return out, failed
 
 
-def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tuple]]:
-    """(row number, cell values) of every row of the first sheet of an .xlsx file (or the seekable file `f`
-    named `path`), as openpyxl's read-only `iter_rows(values_only=True)` gives them, within the readers'
+def sheet_names(path: str) -> list[str]:
+    """The names of the sheets of an .xlsx file, in order (its members checked as `sheet_rows` checks them;
+    at most `columns` of them). E301 for a file openpyxl cannot open."""
+    import openpyxl
+
+    check_zip(path, path)
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as e:  # openpyxl raises many types for a bad file (zip, XML, KeyError)
+        raise corrupt(path, e) from None
+    try:
+        names = list(wb.sheetnames)
+    finally:
+        wb.close()
+    if len(names) > limit("columns"):
+        raise over("columns", f"the workbook has {len(names):,} sheets, more than", path)
+    return names
+
+
+def sheet_rows(path: str, f: IO[bytes] | None = None, sheet: str | None = None) -> Iterator[tuple[int, tuple]]:
+    """(row number, cell values) of every row of the first sheet (or the sheet named `sheet`) of an .xlsx file
+    (or the seekable file `f` named `path`), as openpyxl's read-only `iter_rows(values_only=True)` gives them, within the readers'
     limits: members that inflate past them are refused before anything is read (a shared-strings bomb),
     openpyxl reads the workbook (active sheet, shared strings, date styles), then `_scan_sheet` reads the
     sheet's cells in the pass that checks it for rows, columns and cells past the limits, before any row is
@@ -373,7 +392,7 @@ def sheet_rows(path: str, f: IO[bytes] | None = None) -> Iterator[tuple[int, tup
         raise corrupt(path, e) from None
     n = 0
     try:
-        ws = wb.active
+        ws = wb.active if sheet is None else wb[sheet]
         scanned = _scan_sheet(ws, path)
         if scanned is None:
             ws.reset_dimensions()

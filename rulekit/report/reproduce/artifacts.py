@@ -56,7 +56,8 @@ def find_artifacts(paths: list[str]) -> tuple[list[Artifact], list[Note]]:
         for art, note in finder([f for f in files if f not in used]):
             if art is not None:
                 artifacts.append(art)
-                for f in (art.predictions, art.report, art.result_sheet):
+                pieces = [x for _, part in art.parts for x in (part.predictions, part.result_sheet)]
+                for f in (art.predictions, art.report, art.result_sheet, *pieces):
                     if f is not None:
                         used.add(f)
                         taken.setdefault(f, layout)

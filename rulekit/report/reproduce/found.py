@@ -43,10 +43,11 @@ HEADLINES = ("Overall", "genuine_accuracy_score")  # the number a framework's le
 
 def is_headline(row) -> bool:
     """A number a leaderboard shows: VLMEvalKit's `Overall` (in a report with a row per category, as
-    VisuLogic's: the Overall row's `acc`), MMEvalPro's Genuine Accuracy, every metric of an lmms-eval
-    results.json (each task's table row)."""
+    VisuLogic's: the Overall row's `acc`; MMMU's 2023 sheets: `field.Overall`'s), MMEvalPro's Genuine
+    Accuracy, every metric of an lmms-eval results.json (each task's table row)."""
+    # a report with a sheet per grouping names its rows SHEET.ROW (MMMU's 2023 `field.Overall`)
     return (row.framework == "lmms-eval" or row.metric.strip() in HEADLINES
-            or (row.split.strip() in HEADLINES and row.metric.strip() == "acc"))
+            or (row.split.strip().rpartition(".")[2] in HEADLINES and row.metric.strip() == "acc"))
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Artifact:
     aggregations: dict[str, str] = field(default_factory=dict)  # lmms-eval: metric -> its aggregation
     dataset: Dataset | None = None  # VLMEvalKit: the dataset as the file names it (a variant, its class)
     notes: list[str] = field(default_factory=list)  # said while finding it (a per-row pickle refused)
+    parts: list[tuple[str, Artifact]] = field(default_factory=list)  # a report over several sheets: each (parts.py)
 
 
 @dataclass
@@ -87,6 +89,7 @@ class Row:
     generation: dict | None = None  # the chosen ruleset's dates (rulekit/data/generations.yaml), when listed
     options: list[str] = field(default_factory=list)  # named scoring options it needed (`index-join`)
     fingerprint: str | None = None  # of `ruleset` as run (the same as `eval` and `explain` print for it)
+    writer: dict | None = None  # the report writer's own generation (its dates), where the family lists several
 
     def shown(self) -> float | None:
         """`reproduced` on the published number's scale."""
@@ -101,4 +104,5 @@ class Row:
                 **({"report": self.report} if self.report else {}),
                 **({"generation": self.generation} if self.generation else {}),
                 **({"options": self.options} if self.options else {}),
-                **({"fingerprint": self.fingerprint} if self.fingerprint else {})}
+                **({"fingerprint": self.fingerprint} if self.fingerprint else {}),
+                **({"writer": self.writer} if self.writer else {})}

@@ -13,6 +13,8 @@ from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_h
 from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeated_ids
 from rulekit.report.reproduce.lmms_eval import lmms_numbers, lmms_sample_scores
 from rulekit.report.reproduce.mmevalpro import mmevalpro_numbers
+from rulekit.report.reproduce.parts import part_rollup
+from rulekit.report.reproduce.verdicts import replayed_metrics
 from rulekit.report.reproduce.numbers import circular_numbers, report_acc_numbers, score_file_numbers, with_counts
 from rulekit.report.reproduce.published import Published
 from rulekit.report.reproduce.registry import Family, generation_info
@@ -35,11 +37,14 @@ class Scored:
     percent: bool
     logged: tuple[str, dict[str, float]] | None = None  # lmms-eval: (metric, {id: its per-sample value})
     joined: dict[int, int] = field(default_factory=dict)  # id(Result) scored with `index-join`: rows it changed
+    writers: dict[int, str] = field(default_factory=dict)  # id(candidate) → the report writer's generation
 
     def label(self, candidate: tuple) -> str:
-        """A candidate's name: its ruleset, `with index-join` when scored with that option."""
+        """A candidate's name: its ruleset, `with index-join` when scored with that option, `+ WRITER` when
+        the report's writer has generations of its own."""
         name = candidate[0].ruleset
-        return f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
+        name = f"{name} with {INDEX_JOIN}" if id(candidate[0]) in self.joined else name
+        return f"{name} + {self.writers[id(candidate)]}" if id(candidate) in self.writers else name
 
     def distance(self, candidate: tuple) -> int:
         """Rows whose rules-matched status differs from the framework's own sheet, or (lmms-eval) whose
@@ -103,6 +108,16 @@ def _era_rank(ruleset: str, era: tuple[str, str] | None) -> int:
     return 0 if era is None or info is None or info.covers(era[0]) else 1
 
 
+def _writer_rank(ruleset: str, writer: str | None) -> int:
+    """0 when the ruleset's generation was the framework's for some of the days its report writer's generation
+    was (or either has no dates), 1 when never: a 2023 prefetch table was read with that era's can_infer."""
+    ours, theirs = generation_info(ruleset), generation_info(writer)
+    if ours is None or theirs is None:
+        return 0
+    return 0 if ours.since[:10] <= (theirs.until or "9999")[:10] and theirs.since[:10] <= (ours.until or "9999")[:10] \
+        else 1
+
+
 def score_artifact(art: Artifact) -> Scored:
     """Score `art`'s predictions with each generation its family lists (and, when its result sheet holds
     judge replies, each judged generation with those replies replayed)."""
@@ -111,6 +126,10 @@ def score_artifact(art: Artifact) -> Scored:
 
     notes = list(art.notes)
     family = art.family
+    if art.parts and family is not None:  # a report over several sheets: each scored as its own dataset
+        return _score_parts(art)
+    if family is not None and (family.score_file or {}).get("replay"):  # the framework's verdicts, replayed
+        return _score_replayed(art)
     if family is None:  # never scored with another dataset's rules
         return Scored(art, None, [], [not_supported(art)], None, False)
     if art.dataset is not None and art.dataset.variant:
@@ -178,8 +197,10 @@ def score_artifact(art: Artifact) -> Scored:
                 joined = {id(r): changed for r in extra}
                 results = results + extra
     scored = []
+    writers: dict[int, str] = {}
     for result in results:
         records = result.records
+        tables: list[tuple[str | None, dict]] = []  # (the table writer's generation, our numbers): score files
         if art.framework == "mmevalpro":
             ours = mmevalpro_numbers(art.numbers, result.metrics)
             correct = [d.correct is True for d in result.decisions]
@@ -188,7 +209,9 @@ def score_artifact(art: Artifact) -> Scored:
             ours, why = lmms_numbers(art, family, result, correct)
             notes += [w for w in why if w not in notes]
         elif score_file:
-            ours = score_file_numbers(art.numbers, with_counts(result, file_spec), file_spec)
+            counted = with_counts(result, file_spec)
+            tables = [(name, score_file_numbers(art.numbers, counted, spec)) for name, spec in table_writers(file_spec)]
+            ours = tables[0][1]
             correct = [d.correct is True for d in result.decisions]
         elif family.name == "circular":
             spec = (by_name.get(result.ruleset) or load_ruleset(result.ruleset)).model.metrics.groups
@@ -198,9 +221,12 @@ def score_artifact(art: Artifact) -> Scored:
             correct = [d.correct is True for d in result.decisions]
             ours = report_acc_numbers(art.numbers, records, [float(c) if d.score is None else d.score
                                                    for c, d in zip(correct, result.decisions)])
-        agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
-                 ((n.split + "\0" + n.metric, n) for n in art.numbers)}
-        scored.append((result, ours, agree, correct))
+        for writer, ours in tables or [(None, ours)]:
+            agree = {k: n.agrees(ours[(n.split, n.metric)], percent) for k, n in
+                     ((n.split + "\0" + n.metric, n) for n in art.numbers)}
+            scored.append((result, ours, agree, correct))
+            if writer is not None:
+                writers[id(scored[-1])] = writer
     logged = None
     if art.framework == "lmms-eval":  # the per-sample scores of every published metric, where the log has them
         names, values = [], {}
@@ -210,7 +236,65 @@ def score_artifact(art: Artifact) -> Scored:
                 names.append(metric)
                 values.update(found)
         logged = ("`, `".join(names), values) if values else None
-    return Scored(art, family, scored, notes, unmatched, percent, logged, joined)
+    return Scored(art, family, scored, notes, unmatched, percent, logged, joined, writers)
+
+
+def _score_parts(art: Artifact) -> Scored:
+    """A report computed over several prediction sheets (parts.py): each part scored as its own dataset (its
+    judge's replies replayed from its own result sheet), then, for each generation every part was scored with,
+    the report's numbers from the parts' per-record verdicts (`part_rollup`), as the family's `score-file:`
+    names them."""
+    spec = art.family.score_file or {}
+    scored = [(name, score_artifact(part)) for name, part in art.parts]
+    notes = list(art.notes)
+    for name, sc in scored:
+        notes += [f"part `{name}` ({sc.art.predictions.name}): {n}" for n in sc.notes if not n.startswith("`")]
+    candidates = []
+    first = scored[0][1]
+    for label in dict.fromkeys(first.label(c) for c in first.candidates):
+        picks = [next((c for c in sc.candidates if sc.label(c) == label), None) for _, sc in scored]
+        if any(c is None for c in picks):
+            continue
+        metrics = part_rollup(spec.get("key", "category"), [(name, c[0].records, c[3])
+                                                            for (name, _), c in zip(scored, picks)])
+        ours = score_file_numbers(art.numbers, metrics, spec)
+        agree = {n.split + "\0" + n.metric: n.agrees(ours[(n.split, n.metric)], False) for n in art.numbers}
+        candidates.append((picks[0][0], ours, agree, [ok for c in picks for ok in c[3]]))
+    if not candidates:
+        notes.append(f"its parts ({', '.join(name for name, _ in scored)}) share no generation that scored them all")
+    return Scored(art, art.family, candidates, notes, None, False)
+
+
+def _score_replayed(art: Artifact) -> Scored:
+    """A report whose per-row verdicts rulekit does not recompute (verdicts.py): the means of the family's
+    `replay:` columns of the evaluation's own sheet, as its `score-file:` names them; every row says that
+    the verdicts were replayed."""
+    spec = art.family.score_file
+    sheet = art.result_sheet or art.predictions
+    columns = list(spec["replay"])
+    result, blank = replayed_metrics(sheet, columns, spec.get("key", "category"))
+    notes = list(art.notes) + [
+        f"the per-row verdicts {', '.join(f'`{c}`' for c in columns)} of {sheet.name} were replayed, not "
+        f"recomputed (rulekit has no ruleset for {art.benchmark}'s checkers): only their aggregation is reproduced"]
+    if not result.metrics["all"]:  # no verdict to replay (a prediction sheet without them, an older sheet)
+        return Scored(art, art.family, [], list(art.notes) + [
+            f"{sheet.name} has no {' or '.join(f'`{c}`' for c in columns)} verdicts: nothing to replay"], None, False)
+    if blank:
+        notes.append(f"{plural(blank, 'verdict cell')} of {sheet.name} empty or unreadable: left out of the means")
+    ours = score_file_numbers(art.numbers, result.metrics, spec)
+    agree = {n.split + "\0" + n.metric: n.agrees(ours[(n.split, n.metric)], False) for n in art.numbers}
+    return Scored(art, art.family, [(result, ours, agree, [])], notes, None, False)
+
+
+def table_writers(spec: dict) -> list[tuple[str | None, dict]]:
+    """(generation, score-file spec) for each generation of the report's own writer that a family's
+    `score-file: {writers: {NAME: {SPLIT/METRIC: ENTRY, ...}}}` lists (the numbers each computed its own way:
+    VLMEvalKit's prefetch table divided `hit` by `match` until 2024-01-24, by `tot` after), newest first;
+    [(None, spec)] when the writer never changed."""
+    if not spec.get("writers"):
+        return [(None, spec)]
+    return [(name, dict(spec, numbers={**(spec.get("numbers") or {}), **(own or {})}))
+            for name, own in spec["writers"].items()]
 
 
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
@@ -226,6 +310,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     era = era_of(art)
     complete = [s for s in scored if all(s[2].values())]
     whole = (min(complete, key=lambda s: (sheet_distance(s), _era_rank(s[0].ruleset, era),
+                                          _writer_rank(s[0].ruleset, sc.writers.get(id(s))),
                                           rank.get(generation(s[0].ruleset), len(rank))))
              if complete else None)
     heads = _headline_keys(art)
@@ -275,6 +360,11 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                      f"(commit {info.commit}: {info.change})")
         if era is not None and not info.covers(era[0]):
             notes.append(f"the run is dated {era[0]} ({era[1]}), outside the dates of `{generation(result.ruleset)}`")
+    writer = sc.writers.get(id(chosen))
+    written = generation_info(writer) if writer is not None else None
+    if written is not None:
+        notes.append(f"the report's writer `{writer}`: {written.framework}'s table {written.span} (commit "
+                     f"{written.commit}: {written.change})")
     dup = repeated_ids(result.records)
     options = [INDEX_JOIN] if id(result) in sc.joined else []
     if dup:
@@ -286,7 +376,7 @@ def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
                         ours[(n.split, n.metric)], result.ruleset, agree[n.split + "\0" + n.metric], list(notes),
                         differences if n.metric == "Overall" or art.framework == "lmms-eval" else [], percent,
                         art.report.name, generation=info.as_dict() if info is not None else None, options=options,
-                        fingerprint=result.fingerprint))
+                        fingerprint=result.fingerprint, writer=written.as_dict() if written is not None else None))
     return rows
 
 

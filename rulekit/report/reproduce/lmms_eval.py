@@ -108,30 +108,61 @@ def _run_tasks(f: Path, files: list[Path]):
 
 def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> tuple[dict, list[str]]:
     """Our value of each published lmms-eval metric: a `mean` aggregation is the mean of our per-record
-    scores; another is the figure the registry names for it (`metrics:`), else not recomputed."""
+    scores over the records whose samples log line carries that metric (lmms-eval aggregates a metric over
+    the documents whose process_results returned it: ChartQA's `relaxed_human_split` only over human_test
+    ones); a metric the registry names (`metrics:`) is the figure it says (`_figure_of`); any other
+    aggregation is not recomputed."""
     named = dict(family.metrics)
     out, notes = {}, []
     for n in art.numbers:
         metric = n.metric.partition(",")[0]
-        if metric in named:
-            out[(n.split, n.metric)] = figure(result.metrics, named[metric])
-        elif art.aggregations.get(metric, "mean") == "mean":
-            out[(n.split, n.metric)] = mean(scores)
-        else:
+        spec = named.get(metric)
+        if spec is None and art.aggregations.get(metric, "mean") != "mean":
             out[(n.split, n.metric)] = None
             notes.append(f"`{n.metric}` is aggregated by {art.aggregations[metric]}, which rulekit does not "
                          "recompute for this task")
+        else:
+            out[(n.split, n.metric)] = _figure_of(spec, metric, result, scores)
     return out, notes
+
+
+def _figure_of(spec, metric: str, result, scores: list[float]) -> float | None:
+    """One metric's figure as the registry's `metrics:` entry says: none or `mean` (the mean over the records
+    that logged the metric: also for a task's own aggregation function that computes it, SEED-Bench's), a
+    dotted path of the ruleset's figures, or a mapping: `{path: P}`, `{mean-by: FIELD}` (the mean over FIELD's
+    values of each value's mean, over the same records: MMStar's l2 categories) or `{mean: true}`, each with
+    an optional `scale` (OCRBench's right answers / 1000, V*Bench's percent)."""
+    if spec is None or spec == "mean":
+        spec = {"mean": True}
+    elif not isinstance(spec, dict):
+        spec = {"path": spec}
+    if "path" in spec:
+        value = figure(result.metrics, str(spec["path"]))
+    else:
+        logged = [metric in (r.meta.get("metrics") or {}) for r in result.records]
+        kept = [(r, s) for r, s, has in zip(result.records, scores, logged) if has or not any(logged)]
+        value = _mean_by(kept, str(spec["mean-by"])) if "mean-by" in spec else mean([s for _, s in kept])
+    scale = float(spec.get("scale", 1))
+    return None if value is None else value * scale if scale != 1 else value
+
+
+def _mean_by(kept: list, field: str) -> float | None:
+    """The mean over the values of a record field (in order of first appearance) of each value's mean score;
+    a record without the field counts under None."""
+    groups: dict = {}
+    for record, score in kept:
+        groups.setdefault(record.field(field), []).append(score)
+    return mean([sum(v) / len(v) for v in groups.values()])
 
 
 def lmms_sample_scores(records: list, metric: str) -> dict[str, float]:
     """{record id: the per-sample value lmms-eval logged for `metric`} where it is a number (or a dict
-    with a numeric `score`)."""
+    with a numeric `score`, else a boolean `is_correct`)."""
     out = {}
     for r in records:
         value = (r.meta.get("metrics") or {}).get(metric)
-        if isinstance(value, dict):  # MME logs {question_id, category, score}
-            value = value.get("score")
+        if isinstance(value, dict):  # MME logs {question_id, category, score}; CV-Bench and BLINK {..., is_correct}
+            value = value.get("score", value.get("is_correct"))
         if type(value) in (int, float, bool):
             out[r.id] = float(value)
     return out

@@ -29,27 +29,34 @@ def _first_figure(metrics: dict, paths: Any, split: str, metric: str) -> float |
 
 
 def with_counts(result, spec: dict) -> dict:
-    """A result's metrics with the counts a score file may print: `n` (records), `outcomes.OUTCOME` (records
-    decided so: MathVision's `prefetch` is `outcomes.rule`) and, per value of each `count-by` entry (a
-    field name, or a breakdown mapping such as `{field: skills, list-literal: true}`),
-    `outcomes_by.NAME.VALUE.OUTCOME` (the field as records carry it: `category` for a `Subject` column
-    is named by the numbers' paths)."""
+    """A result's metrics with the counts a score file may print: `n` (records), `correct` (records scored
+    right), `outcomes.OUTCOME` (records decided so: MathVision's `prefetch` is `outcomes.rule`) and, per
+    value of each `count-by` entry (a field name, or a breakdown mapping such as `{field: skills,
+    list-literal: true}`), `outcomes_by.NAME.VALUE.OUTCOME` and `counts_by.NAME.VALUE.n` / `.correct` (the
+    field as records carry it: `category` for a `Subject` column is named by the numbers' paths)."""
     from rulekit.language.schema import BreakdownSpec
     from rulekit.metrics.rollup import labeler
 
     outcomes: dict[str, int] = {}
     by: dict[str, dict[str, dict[str, int]]] = {}
+    counts: dict[str, dict[str, dict[str, int]]] = {}  # per value: records `n`, `correct` of them
     specs = [BreakdownSpec.model_validate(item if isinstance(item, dict) else {"field": item})
              for item in spec.get("count-by") or []]
     labels = [(s.key, labeler(s)) for s in specs]
+    right = 0
     for record, decision in zip(result.records, result.decisions):
         outcomes[decision.outcome] = outcomes.get(decision.outcome, 0) + 1
+        right += decision.correct is True
         for name, label in labels:
             found = label(record)
             for value in (found if type(found) is tuple else (found,)):
-                counts = by.setdefault(name, {}).setdefault(str(value), {})
-                counts[decision.outcome] = counts.get(decision.outcome, 0) + 1
-    return dict(result.metrics, n=len(result.decisions), outcomes=outcomes, outcomes_by=by)
+                tally = by.setdefault(name, {}).setdefault(str(value), {})
+                tally[decision.outcome] = tally.get(decision.outcome, 0) + 1
+                seen = counts.setdefault(name, {}).setdefault(str(value), {"n": 0, "correct": 0})
+                seen["n"] += 1
+                seen["correct"] += decision.correct is True
+    return dict(result.metrics, n=len(result.decisions), correct=right, outcomes=outcomes, outcomes_by=by,
+                counts_by=counts)
 
 
 def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> dict[tuple[str, str], float | None]:
@@ -57,8 +64,9 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
     entry for SPLIT/METRIC, else */METRIC, SPLIT/*, */* ({split} and {metric} filled in), its path (or
     the first of its paths that is present) times the scale — and, with `times: PATH`, times that figure
     (a count: `hit` is the accuracy times `n`; `n` alone is the number of records), with `per: PATH`
-    divided by it (a rate), with `count: true` 0 where the path is absent (no record decided so). The
-    counts are `with_counts`'."""
+    divided by it (a rate; `per-zero: V` is the figure where that divides by 0, the divisor then a count that
+    is 0 where absent: VLMEvalKit's prefetch table writes 0), with `int: true` cut to a whole number (pandas' astype(int)), with `count: true` 0 where the
+    path is absent (no record decided so). The counts are `with_counts`'."""
     table = spec.get("numbers") or {}
     out: dict[tuple[str, str], float | None] = {}
     prefixed = [(k.split("/", 1)[0], k.split("/", 1)[1][:-1], k) for k in table
@@ -73,10 +81,11 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
                 entry, metric = table[found[0]], found[1]
         if entry is None:
             entry = next((table[k] for k in (f"{split}/*", "*/*") if k in table), None)
-        scale, times, per, zero = float(spec.get("scale", 1)), None, None, False
+        scale, times, per, zero, over_zero, whole = float(spec.get("scale", 1)), None, None, False, None, False
         if isinstance(entry, dict):
             scale, times, per = scale * float(entry.get("scale", 1)), entry.get("times"), entry.get("per")
-            zero, entry = bool(entry.get("count")), entry.get("path")
+            zero, over_zero, whole = bool(entry.get("count")), entry.get("per-zero"), bool(entry.get("int"))
+            entry = entry.get("path")
         value = _first_figure(metrics, entry, split, metric)
         if value is None and zero:  # a count of records decided so: none were
             value = 0.0
@@ -84,10 +93,16 @@ def score_file_numbers(numbers: list[Published], metrics: dict, spec: dict) -> d
             if value is None or other is None:
                 continue
             figure = _first_figure(metrics, other, split, metric)
-            if figure is None or (divide and figure == 0):
+            if divide and over_zero is not None and figure is None:
+                figure = 0.0  # a divisor with `per-zero` is a count: absent, no record was decided so
+            if divide and figure == 0 and over_zero is not None:  # the writer's own value for x / 0
+                value = float(over_zero) / scale if scale else 0.0
+            elif figure is None or (divide and figure == 0):
                 value = None
             else:
                 value = value / figure if divide else value * figure
+        if value is not None and whole:  # the writer cast it to int (TDBench's Average total_questions)
+            value = float(int(value))
         out[(n.split, n.metric)] = None if value is None else value * scale
     return out
 

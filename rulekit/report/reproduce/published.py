@@ -43,12 +43,15 @@ class Published:
             + Decimal("1e-12")
 
 
-def read_report(path: Path, key: str | None = None) -> list[Published]:
-    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column). With
+def read_report(path: Path, key: str | None = None, sheets: bool = False) -> list[Published]:
+    """The numbers of a VLMEvalKit `_acc.csv` / `_acc.xlsx`: one per (split row, metric column); a report
+    without a `split` column whose first column is text throughout names its rows by it. With
     `key` (a family's `score-file: {layout: rows, key: COLUMN}`), each row is named by that column
     instead (VisuLogic: a row per category with tot, hit and acc): one per (row name, column)."""
     if path.suffix == ".json":
         return _read_json_report(path)
+    if sheets:
+        return _read_sheets(path)
     rows = _report_rows(path)
     rows = [r for r in rows if any(c.strip() for c in r)]
     if len(rows) < 2 or not rows[0]:
@@ -62,23 +65,78 @@ def read_report(path: Path, key: str | None = None) -> list[Published]:
     if key is not None and key not in stripped:
         raise InputError(f"{path}: a report with a row per `{key}` needs a `{key}` column", code="E300")
     split_col = stripped.index(key or "split") if (key or "split") in stripped else None
+    if split_col is None and key is None and len(header) > 1 and _text_column(rows[1:], 0):
+        split_col = 0  # a key column of text (VGRPBench's `category`: a row per puzzle), never a number to read
     out = []
     for n, row in enumerate(rows[1:], 2):
         split = row[split_col].strip() if split_col is not None and split_col < len(row) else "none"
         for i, metric in enumerate(header):
             if i == split_col or i >= len(row) or not row[i].strip():
                 continue
-            if not is_finite_number(row[i].strip()):
-                try:
-                    Decimal(row[i].strip())
-                    what, why = "a finite number", "a published number is a finite decimal (`inf` and `nan` cannot " \
-                                                    "be given back, nor compared)"
-                except InvalidOperation:
-                    what, why = "a number", None
-                raise InputError(f"`{metric.strip()}` is not {what}: {row[i]!r}", loc=Loc(str(path), n, 0),
-                                 code="E300", help=why) from None
-            out.append(Published(split, metric, row[i].strip()))
+            out.append(Published(split, metric, _number(row[i], metric, Loc(str(path), n, 0))))
     return out
+
+
+def _number(cell: str, metric: str, loc: Loc) -> str:
+    """A report cell that must be a finite number, stripped (E300 at `loc` otherwise)."""
+    if not is_finite_number(cell.strip()):
+        try:
+            Decimal(cell.strip())
+            what, why = "a finite number", "a published number is a finite decimal (`inf` and `nan` cannot " \
+                                            "be given back, nor compared)"
+        except InvalidOperation:
+            what, why = "a number", None
+        raise InputError(f"`{metric.strip()}` is not {what}: {cell!r}", loc=loc, code="E300", help=why) from None
+    return cell.strip()
+
+
+def _read_sheets(path: Path) -> list[Published]:
+    """The numbers of a report with one sheet per grouping (`score-file: {layout: sheets}`: VLMEvalKit's MMMU
+    `_acc.xlsx` of Dec 2023, sheets field, subfield, difficulty, image_type): each sheet's rows are named by its
+    column of the sheet's own name, its unnamed index column left out; a number's split is `SHEET.ROW`."""
+    from rulekit.core.limits import limit, over
+    from rulekit.readers.table import sheet_names, sheet_rows
+
+    if path.stat().st_size > limit("report-bytes"):
+        raise over("report-bytes", "the report is larger than", str(path))
+    out = []
+    for name in sheet_names(str(path)):
+        rows = [["" if c is None else (repr(c) if isinstance(c, float) else str(c)) for c in row]
+                for _, row in sheet_rows(str(path), sheet=name)]
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        where = f"{path}[{name}]"
+        for n, row in enumerate(rows, 1):
+            if len(row) > limit("columns"):
+                raise over("columns", f"row {n} has {len(row):,} cells, more than", Loc(where, n, 0))
+        header = [h.strip() for h in rows[0]] if rows else []
+        if name not in header:
+            raise InputError(f"sheet `{name}` needs a `{name}` column naming its rows", loc=Loc(where, 1, 0),
+                             code="E300")
+        k = header.index(name)
+        for n, row in enumerate(rows[1:], 2):
+            value = row[k].strip() if k < len(row) else ""
+            for i, metric in enumerate(header):
+                if i == k or not metric or i >= len(row) or not row[i].strip():
+                    continue  # the key, and pandas' unnamed index column
+                out.append(Published(f"{name}.{value}", metric, _number(row[i], metric, Loc(where, n, 0))))
+    if not out:
+        raise InputError(f"{path}: no numbers in any sheet", code="E300")
+    return out
+
+
+def _text_column(rows: list[list[str]], i: int) -> bool:
+    """Is column `i` of these data rows a key of text: every cell present, none of them a number (a
+    table's first column naming its rows, as `split` does in an `_acc.csv`)?"""
+    cells = [r[i].strip() if i < len(r) else "" for r in rows]
+    if not cells or not all(cells):
+        return False
+    for cell in cells:
+        try:
+            Decimal(cell)
+            return False
+        except InvalidOperation:
+            continue
+    return True
 
 
 def is_finite_number(text: str) -> bool:

@@ -18,7 +18,9 @@ class Family:
     rulesets: tuple[str, ...]
     datasets: tuple[str, ...]
     judged: tuple[str, ...] = ()  # the same generations with a judge fallback, for replayed judge replies
-    metrics: tuple[tuple[str, str], ...] = ()  # (published metric, our figure) where it is not a plain mean
+    # (published metric, our figure) where it is not a plain mean; a figure may be a mapping (lmms-eval's
+    # `{path, scale}`, `{mean-by: FIELD}`), so the field stays out of the hash
+    metrics: tuple[tuple[str, object], ...] = field(default=(), hash=False)
     score_file: dict | None = field(default=None, compare=False, hash=False)  # VLMEvalKit `_score.*`: see below
     fields: tuple[tuple[str, str], ...] = ()  # how its prediction sheets' columns map to record fields (`--field`)
     # VLMEvalKit classes whose datasets it scores without naming them: a dataset of VLMEvalKit's list
@@ -52,6 +54,30 @@ def families_for(benchmark: str) -> list[Family]:
     """The families whose dataset list names `benchmark` (case-insensitive)."""
     key = benchmark.lower()
     return [f for f in registry() if key in (d.lower() for d in f.datasets)]
+
+
+def report_family(report: str, family: Family | None, dataset: str | None = None,
+                  framework: str = "vlmevalkit") -> Family | None:
+    """The family that scores the report file named `report` of the dataset `dataset`, which `family` scores: a
+    family whose `reports:` holds a suffix that ends the name, whose `of-families:` names `family` and, when it
+    has `of-datasets:`, that lists the dataset (VLMEvalKit's 2023 prefetch table `_prefetch.xlsx` of an MMBench
+    or SEEDBench run: can_infer alone, no judge, its own columns; MMMU's `_acc.xlsx` of Dec 2023), else
+    `family` itself."""
+    if family is None:
+        return None
+    for other in registry():
+        spec = other.spec or {}
+        named = spec.get("of-datasets")
+        if other.framework == framework and family.name in spec.get("of-families", ()) \
+                and report.endswith(tuple(spec.get("reports", ()))) \
+                and (named is None or (dataset or "").lower() in (d.lower() for d in named)):
+            return other
+    return family
+
+
+def parts_families(framework: str = "vlmevalkit") -> list[Family]:
+    """The families whose reports are computed over several prediction sheets (`parts:`, parts.py)."""
+    return [f for f in registry() if f.framework == framework and (f.spec or {}).get("parts")]
 
 
 @dataclass(frozen=True)

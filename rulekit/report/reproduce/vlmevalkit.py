@@ -9,24 +9,21 @@ from pathlib import Path
 from rulekit.core.errors import InputError, RulekitError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
-from rulekit.report.reproduce.names import family_of, folder_model, name_dataset, parse_stem
+from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset, parse_stem
 from rulekit.report.reproduce.published import read_report
+from rulekit.report.reproduce.registry import Family, parts_families, report_family
 
-REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json")
-# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too)
-SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json")
+REPORT_SUFFIXES = ("_acc.csv", "_acc.xlsx", "_acc.json", "_score.csv", "_score_fine.csv", "_score.json",
+                   "_score.xlsx", "_prefetch.xlsx")
+# what ImageYORNDataset, OCRBench and the judge benchmarks write instead of `_acc` (MMVet: `_score_fine` too;
+# 2023: MMVet's `_gpt4_score.xlsx`, the prefetch table `_score.xlsx` → `_prefetch.xlsx`, family `prefetch-table`)
+SCORE_SUFFIXES = ("_score.csv", "_score_fine.csv", "_score.json", "_score.xlsx", "_prefetch.xlsx")
 PREDICTION_SUFFIXES = (".xlsx", ".tsv")
 # sheets an evaluation writes beside the predictions (per-row verdicts, extracted answers): not predictions
 INTERMEDIATE_SUFFIXES = ("_result.xlsx", "_auxmatch.xlsx", "_extract.xlsx")  # MathVerse's first judge stage
 # report formats VLMEvalKit wrote that rulekit recognises but does not read yet: each is a missed-file note
 # naming the format (never a prediction sheet without its `_acc.csv`, never silence)
-NOT_READ_SUFFIXES = {
-    "_prefetch.xlsx": "VLMEvalKit's 2023-12 → 2024-04 prefetch table (Category, tot, match, hit, match_rate, acc)",
-    "_score.xlsx": "VLMEvalKit's 2023 score table (`_score.xlsx` / MMVet's `_gpt4_score.xlsx`: Category, tot, "
-                   "[match, hit, match_rate,] acc)",
-    "_REresult.csv": "TDBench's rotational-consistency table (hit_all, miss_all, rot0 … rot270 per category, from "
-                     "the four `_rotN` sheets)",
-}
+NOT_READ_SUFFIXES: dict[str, str] = {}
 
 
 def vlmevalkit_reports(files: list[Path]):
@@ -35,12 +32,20 @@ def vlmevalkit_reports(files: list[Path]):
     (no prediction file beside it, a score file no family maps, a file that cannot be read: each says
     why, and the other reports go on)."""
     present = set(files)
+    over_parts = {s: fam for fam in parts_families() for s in fam.spec.get("reports", ())}
     for f in files:
+        whole = next((s for s in over_parts if f.name.endswith(s)), None)
+        if whole is not None:  # a report over several sheets (TDBench's `_REresult.csv`)
+            try:
+                yield _parts_report(f, whole, over_parts[whole], files)
+            except Exception as exc:  # one file that cannot be read never ends the run (issue 30)
+                yield None, error_note(f, exc)
+            continue
         suffix = next((s for s in REPORT_SUFFIXES if f.name.endswith(s)), None)
         old = next((s for s in NOT_READ_SUFFIXES if f.name.endswith(s)), None)
-        # a reader added to REPORT_SUFFIXES takes precedence; a `_score.xlsx` written beside the `_score.csv`
-        # it copies (MathVerse, 2024 →) is not the 2023 table
-        if suffix is None and old is not None and not (f.suffix == ".xlsx" and f.with_suffix(".csv") in present):
+        if suffix == "_score.xlsx" and f.with_suffix(".csv") in present:
+            continue  # written beside the `_score.csv` it copies (MathVerse, 2024 →): not the 2023 table
+        if suffix is None and old is not None:
             yield None, Note(str(f), f"{NOT_READ_SUFFIXES[old]}: a report format rulekit does not read yet; not "
                                      "reproduced", True)
             continue
@@ -60,9 +65,12 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     named = parse_stem(report_stem, "vlmevalkit", folder_model(report_stem, (f.parent.name, f.parent.parent.name)),
                        lambda cut: _judge_evidence(f, report_stem, cut))
     stem, model, dataset = named.stem, named.model, named.dataset
-    family = family_of(dataset)
+    family = report_family(f.name, family_of(dataset), dataset.name if dataset else None)
     # without `<model>_<dataset>.xlsx`, the judge's sheet (which repeats every prediction column) stands in
     pred = _prediction_file(f, stem) or (_prediction_file(f, report_stem) if named.judge else None)
+    if pred is None and family is not None and (family.score_file or {}).get("replay"):
+        # verdicts replayed: the evaluation's own sheet holds the predictions with them (VGRPBench's `_openai_result`)
+        pred = _result_sheet(stem, f.parent, files, report_stem)
     if pred is None:
         return None, Note(str(f), f"no prediction file {stem}.xlsx or {stem}.tsv next to it; not reproduced", True)
     bench = dataset.name if dataset is not None else stem[len(model) + 1:] if model else stem
@@ -73,9 +81,34 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
     sheet = _result_sheet(stem, f.parent, files, report_stem,
                           (family.judge_sheet if family is not None else None), said)
     layout = (family.score_file or {}) if family is not None else {}
-    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None)
+    report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None,
+                         sheets=layout.get("layout") == "sheets")
     return Artifact("vlmevalkit", model or "?", bench, family, pred, f, report, sheet, dataset=dataset,
                     notes=said), None
+
+
+def _parts_report(f: Path, suffix: str, family: Family, files: list[Path]) -> tuple[Artifact | None, Note | None]:
+    """The artifact of a report computed over several prediction sheets (`family`'s `parts:` {NAME: SUFFIX}: the
+    sheet `<stem><SUFFIX>` of each, scored as its own dataset with its own result sheet), or a note naming the
+    part that is missing."""
+    stem = f.name[: -len(suffix)]
+    parts = []
+    for name, part in family.spec["parts"].items():
+        pred = _prediction_file(f, stem + part)
+        if pred is None:
+            return None, Note(str(f), f"no prediction file {stem + part}.xlsx or .tsv next to it (its part `{name}`); "
+                                      "not reproduced", True)
+        model, dataset, own = _names(pred, stem + part)
+        said: list[str] = []
+        sheet = _result_sheet(stem + part, f.parent, files, "", (own.judge_sheet if own is not None else None),
+                               said)
+        bench = dataset.name if dataset is not None else stem + part
+        parts.append((name, Artifact("vlmevalkit", model or "?", bench, own, pred, f, [], sheet, dataset=dataset,
+                                     notes=said)))
+    first = parts[0][1]
+    bench = stem[len(first.model) + 1:] if first.model != "?" and stem.startswith(first.model + "_") else stem
+    report = read_report(f, family.score_file.get("key"))
+    return Artifact("vlmevalkit", first.model, bench, family, first.predictions, f, report, None, parts=parts), None
 
 
 def _prediction_file(report: Path, stem: str) -> Path | None:
@@ -86,6 +119,16 @@ def _prediction_file(report: Path, stem: str) -> Path | None:
                  if report.with_name(stem + s).is_file() and within(report.with_name(stem + s), top)), None)
 
 
+def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset | None, Family | None]:
+    """(model, dataset, family) of a prediction file's stem `<model>_<dataset>`: the model is the work dir's
+    folder when the stem starts with it (VLMEvalKit: outputs/<model>/<model>_<dataset>, or
+    outputs/<model>/T<date>_G<hash>/...), else what comes before the longest known dataset name that ends the
+    stem (names.py); with `variants`, a known name followed by a suffix is a variant of it."""
+    hint = folder_model(stem, (report.parent.name, report.parent.parent.name))
+    model, dataset = name_dataset(stem, "vlmevalkit", hint, variants)
+    return model, dataset, report_family(report.name, family_of(dataset), dataset.name if dataset else None)
+
+
 def _judge_evidence(report: Path, report_stem: str, cut: str) -> bool:
     """Is `<report_stem>` the prediction file `<cut>` plus a judge's name VLMEvalKit never wrote (`--judge
     NAME`)? Yes when `<cut>.xlsx` is beside the report and either its dataset's family names its reports after
@@ -94,8 +137,7 @@ def _judge_evidence(report: Path, report_stem: str, cut: str) -> bool:
     pred = _prediction_file(report, cut)
     if pred is None:
         return False
-    family = family_of(name_dataset(cut, "vlmevalkit", folder_model(cut, (report.parent.name, report.parent.parent.name)),
-                                    variants=False)[1])
+    family = _names(report, cut, variants=False)[2]
     if family is not None and (family.score_file or {}).get("judge-named"):
         return True
     sheet = _prediction_file(report, report_stem)
@@ -127,8 +169,11 @@ def _result_sheet(stem: str, folder: Path, files: list[Path], report_stem: str =
     here = [g for g in files if g.parent == folder]
     pickles = [g for g in here if g.name.startswith(stem + "_") and g.name.endswith("_result.pkl")]
     others = {g.name[: -len(suffix)] for g in here for suffix in REPORT_SUFFIXES if g.name.endswith(suffix)} - {stem, report_stem}
+    # a `_score.xlsx` beside its `_score.csv` is a sheet (MathVerse's judge sheet), not the 2023 table
+    present = set(here)
     mine = [g for g in here if g.suffix == ".xlsx" and g.name.startswith(stem + "_")
-            and not g.name.endswith(REPORT_SUFFIXES)
+            and (not g.name.endswith(REPORT_SUFFIXES)
+                 or (g.name.endswith("_score.xlsx") and g.with_suffix(".csv") in present))
             and not any(g.name.startswith(o + "_") or g.name == o + ".xlsx" for o in others if len(o) > len(stem))]
     for g in sorted(mine, key=lambda g: (not g.name.endswith("_result.xlsx"), g.name)):
         if g.name.endswith("_result.xlsx"):

@@ -3,7 +3,7 @@ commit (9304eca5, 2023-12-09: each capability counted once per question) loaded 
 (files `mmvet_eval.py` and `misc.py` = `git show COMMIT:vlmeval/smp.py`, whose own `load`/`dump` write the
 file), run on a judge sheet (`score` per row, the judge's grade) already written by a later harness.
     VLMEVALKIT_SRC=DIR python rate_mmvet_acc_era.py JUDGE_SHEET.xlsx
-writes JUDGE_SHEET_score.csv beside it (the original's own file name)."""
+writes JUDGE_SHEET_score.csv beside it (the original's own file name; `_score.xlsx` at ca3c9b52, 2023-12-06)."""
 import os, sys, types
 
 src = os.environ["VLMEVALKIT_SRC"]
