@@ -126,6 +126,20 @@ def test_mathvista_judge_answer_is_scored_by_the_same_rules_with_no_second_judge
     assert res["outcomes"]["unresolved"] == 0
 
 
+def test_mathvista_before_april_2024_never_counts_an_answer_of_zero(tmp_path):
+    """`mathvista@v0+judge` (mathvista_eval.py before c26761b8): post_check returned the falsy 0 it matched, so
+    a correct 0 is asked as before (`falsy: judge-then-wrong`) and the judge's 0 is then wrong too; every
+    other record is scored as by `mathvista+judge`."""
+    cache = tmp_path / "c.sqlite"
+    fill_cache(cache, "mathvista@v0+judge", MATHVISTA, EXTRACTED)
+    res, rows, _ = run("mathvista@v0+judge", write_records(tmp_path / "m.jsonl", MATHVISTA), tmp_path, *replayed(cache))
+    got = {i: (r["outcome"], r["pred"], r["correct"]) for i, r in rows.items()}
+    assert got["m-zero"] == ("judge", "0", False)
+    assert {i: v for i, v in got.items() if i != "m-zero"} == {
+        "m-int": ("rule", "42", True), "m-text": ("judge", "41", False), "m-float": ("judge", "1.5", True),
+        "m-list": ("judge", "None", False), "m-mc": ("judge", "B", True), "m-mc-bad": ("abstain", None, False)}
+
+
 def test_prefetch_takes_these_records_and_a_rerun_is_served_from_the_cache(tmp_path):
     cache = tmp_path / "c.sqlite"
     fill_cache(cache, "physics+judge", PHYSICS, GRADES)

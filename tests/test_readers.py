@@ -400,6 +400,21 @@ def test_lmms_eval_slim_sample_lines_without_doc_are_read(tmp_path):
     assert r.meta["metrics"] == {"exact_match": 0.0}
 
 
+def test_lmms_eval_doc_question_type_that_is_no_type_of_ours_stays_in_meta(tmp_path):
+    """OK-VQA's doc has its own `question_type` ("other", "eight"): not a record type, so it is kept in meta
+    (the record is open) instead of failing the line; a known one (MMMU's) still sets the type."""
+    from rulekit.readers import read_records
+
+    path = tmp_path / "samples_ok_vqa_val2014.jsonl"
+    path.write_text(json.dumps({"doc_id": 0, "doc": {"question_type": "other", "answers": ["red"] * 10},
+                                "target": "answer", "filtered_resps": ["Red"]}) + "\n"
+                    + json.dumps({"doc_id": 1, "doc": {"question_type": "open"}, "target": "4",
+                                  "filtered_resps": ["4"]}) + "\n", encoding="utf-8")
+    ok, mmmu = read_records([str(path)])
+    assert (ok.question_type, ok.meta["question_type"], ok.answer) == ("open", "other", "answer")
+    assert mmmu.question_type == "open" and "question_type" not in mmmu.meta
+
+
 def test_read_position_follows_the_bytes_read_gzip_included(tmp_path):
     import gzip
 

@@ -240,3 +240,31 @@ def test_an_lmms_eval_mme_run_from_before_november_2024_is_read_under_its_misspe
     [row] = json.loads(result.stdout)["results"]
     assert (row["metric"], row["reported"], row["reproduced"], row["matched"]) == \
         ("mme_percetion_score,none", "162.5", 162.5, True)
+
+
+@pytest.mark.slow  # scores two judged work dirs (seconds)
+def test_each_mathvista_era_is_given_back_by_its_own_generation():
+    """`_score.csv` written by the original MathVista evaluation @74ada5bb, @c026693a and @0bccf452 (README):
+    can_infer v1 prefetches 143 of the 400 rows, v2 75, v3 (the 2026 code) 80, and before c26761b8 a judged 0
+    was no hit (151 hits, not 158); only `mathvista@v0+judge`, `@v1+judge`, resp. `@v2+judge` gives every number back, leaves to the judge exactly the rows the sheet's `log`
+    says it was asked about, and is named with its dates. The 2026 fixture of the same rows still comes back
+    with the current generation."""
+    rows = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista-eras", "--format", "json").stdout)["results"]
+    assert all(r["matched"] for r in rows), [r for r in rows if not r["matched"]]
+    by_model = {m: [r for r in rows if r["model"] == m] for m in ("mv0-model", "mv1-model", "mv2-model")}
+    for model, ruleset, era, overall, judged in (
+            ("mv0-model", "mathvista@v0+judge", ("2024-01-01", "2024-04-21"),
+             {"tot": "400", "prefetch": "143", "hit": "151", "prefetch_rate": "35.75", "acc": "37.75"}, 257),
+            ("mv1-model", "mathvista@v1+judge", ("2024-04-21", "2025-08-04"),
+             {"tot": "400", "prefetch": "143", "hit": "158", "prefetch_rate": "35.75", "acc": "39.5"}, 257),
+            ("mv2-model", "mathvista@v2+judge", ("2025-08-04", "2026-06-17"),
+             {"tot": "400", "prefetch": "75", "hit": "171", "prefetch_rate": "18.75", "acc": "42.75"}, 325)):
+        mine = by_model[model]
+        assert len(mine) == 65 and {r["ruleset"] for r in mine} == {ruleset}
+        assert {r["metric"]: r["reported"] for r in mine if r["split"] == "Overall"} == overall
+        assert (mine[0]["generation"]["from"], mine[0]["generation"]["until"]) == era
+        judge = "gpt-4-turbo" if model == "mv0-model" else "gpt-4o-mini"
+        assert f"its rules leave the same {judged} rows unmatched as {model}_MathVista_MINI_{judge}.xlsx shows" \
+            in mine[0]["notes"]
+    now = json.loads(_run("reproduce", FIXTURES / "vlmevalkit-mathvista", "--format", "json").stdout)["results"]
+    assert now and all(r["matched"] and r["ruleset"] == "mathvista+judge" for r in now)

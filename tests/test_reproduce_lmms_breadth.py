@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from rulekit.cli import main
@@ -65,14 +66,14 @@ def test_a_task_without_a_ruleset_is_reported_not_supported(tmp_path):
     shutil.copytree(RUN, run)
     report = run / f"{STAMP}_results.json"
     data = json.loads(report.read_text())
-    data["results"]["textvqa_val"] = data["results"].pop("gqa")
-    data["configs"]["textvqa_val"] = data["configs"].pop("gqa")
+    data["results"]["cmmmu_val"] = data["results"].pop("gqa")
+    data["configs"]["cmmmu_val"] = data["configs"].pop("gqa")
     report.write_text(json.dumps(data))
-    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_textvqa_val.jsonl")
+    (run / f"{STAMP}_samples_gqa.jsonl").rename(run / f"{STAMP}_samples_cmmmu_val.jsonl")
     code, out = _reproduce(run)
     assert code == 1
-    assert not any(r["benchmark"] == "textvqa_val" for r in out["results"])
-    assert any("not supported: lmms-eval task `textvqa_val`" in str(n) for n in out["notes"]), out["notes"]
+    assert not any(r["benchmark"] == "cmmmu_val" for r in out["results"])
+    assert any("not supported: lmms-eval task `cmmmu_val` (no ruleset" in str(n) for n in out["notes"]), out["notes"]
 
 
 def _binary(pairs, negative):
@@ -150,3 +151,118 @@ def test_mmstar_metrics_are_means_of_l2_category_means():
     plain = sum(x["average"]["score"] for x in samples) / len(samples)
     average = next(r for r in rows if r["metric"] == "average,none")
     assert average["matched"] and abs(float(average["reported"]) - plain) > 1e-3
+
+
+VQA = RUN.parent / "vqa-2025-07"  # lmms-eval v0.3.5's textvqa_val / ok_vqa_val2014 / vizwiz_vqa_val, logs with `doc`
+VQA_STAMP = "20250720_093000"
+
+
+def _vqa_copy(tmp_path, edit) -> Path:
+    """A copy of the VQA run whose samples lines went through `edit` (a function of one line)."""
+    run = tmp_path / "vqa"
+    shutil.copytree(VQA, run)
+    for samples in run.glob("*_samples_*.jsonl"):
+        lines = [edit(json.loads(x)) for x in samples.read_text().splitlines()]
+        samples.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+    return run
+
+
+def test_vqa_tasks_are_given_back_from_a_log_that_carries_the_doc():
+    """TextVQA, OK-VQA and VizWiz-VQA scored by lmms-eval v0.3.5's own process_results (real TextVQA replies of
+    four models): the published exact_match of each and every record's logged score, from the answers the
+    logged doc holds (already processed by the scorer, which edits them in place before the line is written)."""
+    code, out = _reproduce(VQA)
+    rows = out["results"]
+    assert code == 0 and not out["missed"] and all(r["matched"] for r in rows), rows
+    assert {r["benchmark"]: r["ruleset"] for r in rows} == {
+        t: "lmms-eval-vqa" for t in ("textvqa_val", "ok_vqa_val2014", "vizwiz_vqa_val")}
+    for r in rows:
+        assert any("per-record scores equal the samples log" in n for n in r["notes"]), r["notes"]
+    published = json.loads((VQA / f"{VQA_STAMP}_results.json").read_text())["results"]
+    assert 0 < published["textvqa_val"]["exact_match,none"] < 1  # partial credit: neither all right nor all wrong
+
+
+def test_vqa_golds_are_the_logged_doc_answers_not_the_target(tmp_path):
+    """The test can fail: one logged answer list changed (the published numbers and logged scores kept) is
+    a record whose score differs; the logged `target` is the text "answer", never the gold."""
+    first = json.loads((VQA / f"{VQA_STAMP}_samples_textvqa_val.jsonl").read_text().splitlines()[0])
+    assert first["target"] == "answer" and len(first["doc"]["answers"]) == 10
+
+    def edit(line):
+        if line["exact_match"] > 0 and line["doc_id"] == next_right:
+            line["doc"]["answers"] = ["zzz"] * 10
+        return line
+    lines = [json.loads(x) for x in (VQA / f"{VQA_STAMP}_samples_textvqa_val.jsonl").read_text().splitlines()]
+    next_right = next(x["doc_id"] for x in lines if x["exact_match"] > 0)
+    code, out = _reproduce(_vqa_copy(tmp_path, edit))
+    textvqa = next(r for r in out["results"] if r["benchmark"] == "textvqa_val")
+    assert code == 1 and not textvqa["matched"]
+    assert any("differ from the samples log" in n for n in textvqa["notes"])
+
+
+def test_a_slim_vqa_log_is_not_supported_and_says_what_is_missing(tmp_path):
+    """lmms-eval 0.4+ logs no `doc`: the ten answers are not in the files, so each task is reported not
+    supported, naming what is missing; no number is made up."""
+    run = _vqa_copy(tmp_path, lambda line: {k: v for k, v in line.items() if k not in ("doc", "arguments")})
+    code, out = _reproduce(run)
+    assert code == 1 and out["results"] == []
+    whys = [m["why"] for m in out["missed"]]
+    for task in ("textvqa_val", "ok_vqa_val2014", "vizwiz_vqa_val"):
+        assert any(w.startswith(f"not supported: lmms-eval task `{task}` (its samples log has no `doc`")
+                   and "`doc.answers`" in w for w in whys), whys
+
+
+def test_vqav2_is_given_back_from_a_2024_log_with_its_answer_items():
+    """VQAv2 scored by lmms-eval v0.3.0's own vqav2_process_results_val (2024-11; the scorer of 2024-01 ...
+    2025-07-16): the golds are the `answer` of each `doc.answers` item (`doc.answers[].answer`), every
+    record's logged score and the published mean given back."""
+    code, out = _reproduce(RUN.parent / "vqav2-2024-12")
+    [row] = out["results"]
+    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval-vqav2", row
+    assert any("per-record scores equal the samples log" in n for n in row["notes"]), row["notes"]
+
+
+def test_a_field_path_maps_over_the_items_of_a_list():
+    """`x[]` in a --field source maps the rest of the path over the list's items; an item without it is
+    not found (never a shorter list)."""
+    from rulekit.readers.jsonl import lookup
+
+    row = {"doc": {"answers": [{"answer": "2", "answer_id": 1}, {"answer": "two", "answer_id": 2}]}}
+    assert lookup(row, "doc.answers[].answer") == (True, ["2", "two"])
+    assert lookup(row, "doc.answers[]") == (True, row["doc"]["answers"])
+    row["doc"]["answers"].append({"answer_id": 3})
+    assert lookup(row, "doc.answers[].answer") == (False, None)
+    assert lookup({"doc": {"answers": "2"}}, "doc.answers[].answer") == (False, None)
+
+
+@pytest.mark.parametrize("folder,task,n,missing", [
+    ("mmmupro-2025-07", "mmmu_pro_standard", 64, "`doc.options`"),
+    ("qbench-2025-07", "qbench_dev", 60, "`doc.option0`")])
+def test_option_parsing_tasks_are_given_back_from_a_log_with_the_options(tmp_path, folder, task, n, missing):
+    """MMMU-Pro standard and Q-Bench scored by lmms-eval v0.3.5's own process_results / aggregations (MMMU's
+    parse_multi_choice_response over the doc's options: `options`, Q-Bench's `option0`..`option3` up to
+    "N/A"; real MMMU replies of LLaVA-1.5-13B and Qwen-VL, four written ones that no rule reads: the letter
+    random.choice draws, seeded 0): the published accuracy, and each record's letter equal to the logged
+    parsed_pred; a slim log (no doc, so no options) is not supported, naming what is missing."""
+    from rulekit.engine.compiler import load_ruleset
+    from rulekit.readers import read_records
+    from rulekit.run.evaluate import evaluate
+
+    run = RUN.parent / folder
+    code, out = _reproduce(run)
+    [row] = out["results"]
+    assert code == 0 and row["matched"] and row["ruleset"] == "lmms-eval" and row["benchmark"] == task, row
+    [samples] = run.glob(f"*_samples_{task}.jsonl")
+    [result] = evaluate([load_ruleset("lmms-eval")], list(read_records([str(samples)])), keep=True, count_unreadable=True)
+    logged = [r.meta["reference_extraction"] for r in result.records]
+    assert [d.pred for d in result.decisions] == logged and len(logged) == n
+    assert any(d.outcome == "fallback" for d in result.decisions)  # the seeded random draw is exercised
+    slim = tmp_path / "slim"
+    shutil.copytree(run, slim)
+    [copy] = slim.glob("*_samples_*.jsonl")
+    copy.write_text("".join(json.dumps({k: v for k, v in json.loads(x).items() if k != "doc"}) + "\n"
+                            for x in copy.read_text().splitlines()))
+    code, out = _reproduce(slim)
+    assert code == 1 and out["results"] == []
+    assert any(f"not supported: lmms-eval task `{task}` (its samples log has no `doc`" in m["why"]
+               and missing in m["why"] for m in out["missed"]), out["missed"]

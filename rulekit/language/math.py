@@ -37,7 +37,9 @@ class NumberEqualOptions(Word):
     """Options of `int-equal` / `float-equal`: `otherwise: judge` makes a prediction that does not parse
     or differs `unresolved` (the original asks its judge) instead of wrong; `falsy: judge` does the
     same for a CORRECT value that is zero (an original that tests `if post_check(...)` treats 0 as
-    "not prefetched" and asks the judge). `within: T` accepts |prediction - gold| < T (strict) instead
+    "not prefetched" and asks the judge, and then counts the judge's 0 right); `falsy: judge-then-wrong`
+    asks the judge too but counts its 0 wrong as well (MathVista before c26761b8, 2024-04-21: post_check's
+    hit was the falsy 0 itself). `within: T` accepts |prediction - gold| < T (strict) instead
     of equality (Atropos' MathVerse: `abs(float(p) - float(a)) < 0.01`); `edge: inclusive` accepts
     a difference of exactly T too (DynaMath: `<= 0.001`). `symbols: {"π": 3.141592653589793}`
     (float-equal): a PREDICTION holding a symbol is read as `float(the text before its first
@@ -50,7 +52,7 @@ class NumberEqualOptions(Word):
     original's `precision > 0` raises)."""
 
     otherwise: Otherwise = "wrong"
-    falsy: Literal["correct", "judge"] = "correct"
+    falsy: Literal["correct", "judge", "judge-then-wrong"] = "correct"
     within: Optional[float] = Field(default=None, gt=0)
     within_decimals: Optional[str] = Field(default=None, min_length=1)
     edge: Literal["exclusive", "inclusive"] = "exclusive"
@@ -612,10 +614,11 @@ def _number_verdict(kind: Any, pred: Any, gold: Any, record: Record | None = Non
                 continue
             if value == target if within is None else (abs(value - target) <= within if inclusive
                                                        else abs(value - target) < within):
-                if not value and opts.falsy == "judge":
+                if not value and opts.falsy != "correct":
                     return False, 0.0, Unresolved(f"{name}: the correct value {pred!r} is falsy, so the original "
                                                   f"treats it as not prefetched and asks its judge",
-                                                  settled=(True, 1.0), pairs=[(str(pred), str(g))])
+                                                  settled=(True, 1.0) if opts.falsy == "judge" else (False, 0.0),
+                                                  pairs=[(str(pred), str(g))])
                 return True, 1.0, None
     if opts.otherwise == "judge":
         why = "does not parse" if value is None else "differs from the gold"

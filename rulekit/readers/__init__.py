@@ -153,7 +153,8 @@ def parse_field_map(items: Iterable[str]) -> dict[str, str]:
 
     Our field is one of the record fields (id, question_type, choices, answer, response, meta,
     benchmark, model, question) or ``meta.NAME``; the source column may be dotted to reach into
-    nested objects (a cell holding a JSON object or a Python dict literal too), and ``a|b`` takes the first of those columns that holds a value in each row
+    nested objects (a cell holding a JSON object or a Python dict literal too), ``x[]`` maps the rest of
+    the path over the items of the list ``x`` (``answer=doc.answers[].answer``), and ``a|b`` takes the first of those columns that holds a value in each row
     (``answer=answer_option|answer``). Raises UsageError on a malformed, unknown or repeated item.
     """
     out: dict[str, str] = {}

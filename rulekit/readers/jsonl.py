@@ -17,9 +17,11 @@ response       ``filtered_resps[0]`` (falls back to ``resps[0]``), nested lists 
 answer         ``target``
 choices        ``doc.options`` (MMMU stores it as a Python-literal string, parsed with
                ``ast.literal_eval``) or ``doc.choices``, a list lettered A, B, C... in order;
-               else the single-letter keys A..Z of ``doc``
+               else the single-letter keys A..Z of ``doc``; else its numbered keys ``option0``,
+               ``option1``, ... lettered A, B, ... up to the first missing, blank or "N/A" (Q-Bench)
 question_type  ``doc.question_type`` ("multiple-choice"/"open"; "multi_choice"/"free_form"
-               accepted), else multiple-choice when choices exist, else open
+               accepted), else multiple-choice when choices exist, else open; a dataset's own
+               ``question_type`` that is none of these (OK-VQA's "other", "eight") stays in meta
 question       ``doc.question``
 benchmark      ``task`` when the line carries it (newer lmms-eval), else None
 meta           ``doc_id``, ``filter``, the scalar fields of ``doc`` not mapped above, the raw
@@ -113,16 +115,32 @@ def fail(msg: str, path: str, line: int, where: str, help: str | None = None) ->
 def lookup(row: Any, name: str) -> tuple[bool, Any]:
     """(found, value) of column `name` in `row`; a dotted name walks nested dicts, and into a text cell
     holding a JSON object or a Python dict literal (VLMEvalKit's MathVerse sheets keep problem_version,
-    subject and subfield in a `metadata` cell "{'subject': ..., ...}": `metadata.subject`)."""
+    subject and subfield in a `metadata` cell "{'subject': ..., ...}": `metadata.subject`). A part
+    ending in `[]` must hold a list, and the rest of the name is looked up in each of its items, giving
+    the list of what they hold (lmms-eval's VQAv2 doc: `doc.answers[].answer`, the ten answer texts of
+    its `{answer, answer_id, ...}` items); an item without it makes the whole name not found."""
     if isinstance(row, dict) and name in row:
         return True, row[name]
     cur = row
-    for part in name.split("."):
+    parts = name.split(".")
+    for i, part in enumerate(parts):
         if isinstance(cur, str):
             cur = _object_in(cur)
-        if not isinstance(cur, dict) or part not in cur:
+        each = part.endswith("[]") and len(part) > 2
+        key = part[:-2] if each else part
+        if not isinstance(cur, dict) or key not in cur:
             return False, None
-        cur = cur[part]
+        cur = cur[key]
+        if each:
+            if not isinstance(cur, list):
+                return False, None
+            rest = ".".join(parts[i + 1:])
+            if not rest:
+                return True, cur
+            found = [lookup(item, rest) for item in cur]
+            if not all(ok for ok, _ in found):
+                return False, None
+            return True, [value for _, value in found]
     return True, cur
 
 
@@ -305,6 +323,19 @@ def _first(value: Any) -> Any:
     return value
 
 
+def _numbered_options(doc: dict) -> dict:
+    """Q-Bench's / A-Bench's doc keeps its options in `option0`, `option1`, ...: lettered A, B, ... up to
+    the first key missing, blank or "N/A" (the datasets pad their four columns with "N/A", and
+    q_bench_process_results stops at the first)."""
+    out = {}
+    for i, letter in enumerate(LETTERS):
+        value = doc.get(f"option{i}")
+        if is_blank(value) or value == "N/A":
+            break
+        out[letter] = value
+    return out
+
+
 def lmms_base(obj: dict) -> tuple[dict, dict]:
     """(base, extras) for an lmms-eval --log_samples line (mapping in the module docstring)."""
     doc = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
@@ -312,8 +343,12 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     options = doc.get("options", doc.get("choices"))
     if is_blank(options) and any(k in doc for k in LETTERS):
         options = {k: doc[k] for k in LETTERS if k in doc and not is_blank(doc[k])}
+    elif is_blank(options) and "option0" in doc:
+        options = _numbered_options(doc)
+    qt = doc.get("question_type")
+    known = isinstance(qt, str) and (qt in QUESTION_TYPES or qt.strip().lower() in _QT_ALIASES)
     base = {"response": resp, "answer": obj.get("target"), "choices": options,
-            "question_type": doc.get("question_type"), "question": doc.get("question"),
+            "question_type": qt if known else None, "question": doc.get("question"),
             "benchmark": obj.get("task")}
     if not is_blank(doc.get("id")) and doc.get("id") != "":
         base["id"] = doc["id"]
@@ -322,8 +357,8 @@ def lmms_base(obj: dict) -> tuple[dict, dict]:
     meta: dict = {"doc_id": obj.get("doc_id")}
     if "filter" in obj:
         meta["filter"] = obj["filter"]
-    meta.update({k: v for k, v in doc.items() if k not in _LMMS_DOC_MAPPED and k not in LETTERS
-                 and (v is None or isinstance(v, (str, int, float, bool)))})
+    meta.update({k: v for k, v in doc.items() if (k not in _LMMS_DOC_MAPPED or (k == "question_type" and not known))
+                 and k not in LETTERS and (v is None or isinstance(v, (str, int, float, bool)))})
     raw = _first(obj.get("resps"))
     if "resps" in obj and raw != resp:
         meta["resps"] = raw

@@ -158,8 +158,8 @@ def score_artifact(art: Artifact, loaded: dict | None = None) -> Scored:
     if art.result_sheet is not None and family.name == "circular":
         replies, guessed, never = circular_judge_replies(art.result_sheet, records)
         unmatched = None  # the sheet has one row per group: which rotations the rules matched is not all there
-    elif art.result_sheet is not None and (family.score_file or {}).get("judge-sheet"):
-        spec = family.score_file["judge-sheet"]
+    elif art.result_sheet is not None and family.judge_sheet:
+        spec = family.judge_sheet
         replies, guessed, unmatched = judge_sheet_replies(art.result_sheet, spec)
         if spec.get("grader"):  # a two-stage judge: its grader's replies, where it was asked
             grades = judge_sheet_replies(art.result_sheet, spec["grader"])[0]

@@ -2,8 +2,10 @@
 per-sample metric values stand in for VLMEvalKit's result sheet)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from rulekit.core.limits import limit
 from rulekit.report.reproduce.files import json_of
 from rulekit.report.reproduce.found import Artifact, Note, error_note
 from rulekit.report.reproduce.numbers import figure, mean
@@ -71,8 +73,6 @@ def lmms_eval_runs(files: list[Path]):
 
 def _run_tasks(f: Path, files: list[Path]):
     """What lmms_eval_runs yields for one results.json."""
-    from rulekit.core.limits import limit
-
     data = json_of(f, limit=limit("report-bytes"), strict=True)
     if not (isinstance(data, dict) and isinstance(data.get("results"), dict)
             and ("configs" in data or "versions" in data or "n-samples" in data)):
@@ -99,11 +99,31 @@ def _run_tasks(f: Path, files: list[Path]):
             yield None, Note(str(samples), f"not supported: lmms-eval task `{task}` (no ruleset for it in "
                                            "rulekit/data/benchmarks.yaml); not reproduced", True)
             continue
+        needs = (family.spec or {}).get("needs-doc")
+        if needs and not _has_doc(samples):
+            yield None, Note(str(samples), f"not supported: lmms-eval task `{task}` (its samples log has no `doc`, "
+                                           f"lmms-eval 0.4+'s default: {needs} are not in the files); not reproduced",
+                             True)
+            continue
         config = configs.get(task)  # as lmms-eval writes it, {metric_list: [{metric, aggregation}, ...]}
         metric_list = config.get("metric_list") if isinstance(config, dict) else None
         aggregations = {str(m.get("metric")): str(m.get("aggregation"))
                         for m in (metric_list if isinstance(metric_list, list) else []) if isinstance(m, dict)}
         yield Artifact("lmms-eval", model, task, family, samples, f, numbers, aggregations=aggregations), None
+
+
+def _has_doc(samples: Path) -> bool:
+    """Whether the first line of a samples log carries the task's `doc` (a JSON object); an unreadable
+    or empty log counts as carrying it, so its scoring says what is wrong with it."""
+    from rulekit.readers.jsonl import READ_ERRORS, open_bytes
+
+    try:
+        with open_bytes(str(samples)) as f:
+            first = f.readline(limit("line-bytes") + 1)
+        obj = json.loads(first)
+    except (READ_ERRORS, ValueError, UnicodeDecodeError):
+        return True
+    return not isinstance(obj, dict) or isinstance(obj.get("doc"), dict)
 
 
 def lmms_numbers(art: Artifact, family: Family, result, scores: list[float]) -> tuple[dict, list[str]]:

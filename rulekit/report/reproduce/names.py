@@ -12,12 +12,21 @@ hold:
   the MT-VQA pull request; `TextVQA_VAL_TextVQA_VAL_[0]`, `ScienceQA_TEST_QCME`: a fork that wrapped a
   dataset under its own name): a *variant* of that dataset, scored with its rules and said so.
 A stem with no known name in it is unknown, and said so.
+
+A judged evaluation adds the judge: `<model>_<dataset>_<judge>.xlsx` (its per-row sheet) and
+`<model>_<dataset>_<judge>_score.csv` (its table), `<judge>` being a name VLMEvalKit wrote
+(`rulekit/data/vlmevalkit_judges.tsv`: run.py's `judge_kwargs['model']`, build_judge's names, the short names
+of the datasets' `name_str_map`, every era; written by tests/fidelity/vlmevalkit/harness/judge_names.py) or
+any other `--judge NAME` whose sheet lies beside the report. `parse_stem` splits the judge off first, then
+reads the dataset as above: a fork's `LogicVista_Rationale_gpt4o-mini` is the variant `LogicVista_Rationale`
+of LogicVista, judged by `gpt4o-mini` — never the dataset `LogicVista_Rationale_gpt4o-mini`.
 """
 from __future__ import annotations
 
 import functools
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from rulekit.report.reproduce.registry import Family, families_for, registry
 
@@ -69,6 +78,62 @@ def vlmevalkit_datasets() -> dict[str, Dataset]:
             for name in family.datasets:
                 out.setdefault(name.lower(), Dataset(name, name))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def vlmevalkit_judges() -> frozenset[str]:
+    """The lowercased judge names VLMEvalKit has written into its file names (`rulekit/data/vlmevalkit_judges.tsv`)."""
+    from rulekit.data import data_path
+
+    lines = data_path("vlmevalkit_judges.tsv").read_text(encoding="utf-8").splitlines()
+    return frozenset(line.split("\t")[0].lower() for line in lines if line and not line.startswith("#"))
+
+
+def split_judge(stem: str, judged: Callable[[str], bool] | None = None) -> tuple[str, str]:
+    """(the stem without its judge, the judge) of `<model>_<dataset>_<judge>`; (stem, '') when it names no
+    judge. The judge is the shortest last part (cut at an `_`) that is a judge name VLMEvalKit wrote
+    (`exact_matching`, `gpt4o-mini`, `chatgpt-0125`, `openai`, ...), or, with `judged`, any last part for
+    which `judged(cut)` holds: the caller's evidence that a sheet named by the whole stem is the judge's sheet
+    of the prediction file `<cut>` (`--judge` takes any name)."""
+    judges = vlmevalkit_judges()
+    cut = len(stem)
+    while (cut := stem.rfind("_", 0, cut)) > 0:
+        tail = stem[cut + 1:]
+        if tail and (tail.lower() in judges or (judged is not None and judged(stem[:cut]))):
+            return stem[:cut], tail
+    return stem, ""
+
+
+@dataclass(frozen=True)
+class StemName:
+    """What a report's stem names: `model`, `dataset` (None: unknown), `judge` ('' when none) and `stem`,
+    the prediction file's stem `<model>_<dataset>` (the report's stem without its judge)."""
+
+    model: str
+    dataset: Dataset | None
+    judge: str
+    stem: str
+
+
+def parse_stem(stem: str, framework: str = "vlmevalkit", model: str | None = None,
+               judged: Callable[[str], bool] | None = None) -> StemName:
+    """The model, dataset and judge a report's stem `<model>_<dataset>[_<judge>]` names: a stem that ends in a
+    known dataset name is that dataset, unjudged; else its judge suffix is split off first (split_judge;
+    `judged` is the evidence for a judge name VLMEvalKit never wrote) and the rest read as `<model>_<dataset>`,
+    a known name or a variant of the longest known name it starts with; else the whole stem as a variant, or
+    unknown. `model` is the work dir's folder the stem starts with (folder_model), when there is one."""
+    found_model, dataset = name_dataset(stem, framework, model, variants=False)
+    if dataset is not None:
+        return StemName(found_model, dataset, "", stem)
+    if framework == "vlmevalkit":
+        cut, judge = split_judge(stem, judged)
+        if judge:
+            hint = model if model is not None and cut.startswith(model + "_") and len(cut) > len(model) + 1 else None
+            found_model, dataset = name_dataset(cut, framework, hint)
+            if dataset is not None:
+                return StemName(found_model, dataset, judge, cut)
+    found_model, dataset = name_dataset(stem, framework, model)
+    return StemName(found_model, dataset, "", stem)
 
 
 def _known(framework: str) -> dict[str, Dataset]:

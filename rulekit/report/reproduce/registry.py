@@ -28,6 +28,12 @@ class Family:
     classes: tuple[str, ...] = ()
     spec: dict | None = field(default=None, compare=False, hash=False)  # the family's YAML entry, as written
 
+    @property
+    def judge_sheet(self) -> dict | None:
+        """How the family's judge sheet is replayed (`judge-sheet:`, in its `score-file:` or, for a family whose
+        report is a plain `_acc.csv`, beside it: EMMA's `_judge.xlsx`); None: read as a result sheet's `log`."""
+        return (self.score_file or {}).get("judge-sheet") or (self.spec or {}).get("judge-sheet")
+
 
 @functools.lru_cache(maxsize=1)
 def registry() -> tuple[Family, ...]:

@@ -42,14 +42,26 @@ def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[st
     with `settled: TEXT` leaves out the rows no judge was asked about (MathVision's "Prefetch succeed").
     With a `log` column every row it keeps was asked; without one the sheet does not say which were
     (DynaMath), so the third item is None. An empty cell is the empty reply; a number is its repr (MMVet's
-    score 0.5 is the reply "0.5"); `values: {CELL: REPLY}` names the reply a cell stands for."""
+    score 0.5 is the reply "0.5"); `values: {CELL: REPLY}` names the reply a cell stands for.
+    `match-log: true`: a sheet whose multiple-choice rows went through VLMEvalKit's answer matching
+    (ImageShortQADataset's: EMMA) — a row whose `log` is a `Match Log: ...` is read as a result sheet's
+    (sheet_judge_replies: the judge's reply where it is not the row's own prediction, a random guess said so),
+    every other row by `reply`/`values`."""
     import json
 
     def text(value: Any) -> str:
         return "" if value is None else value if isinstance(value, str) else repr(value)
 
-    replies = {}
+    replies, guessed = {}, set()
     for r in sheet_records(sheet):
+        log = r.meta.get(spec.get("log", "log"))
+        if spec.get("match-log") and isinstance(log, str) and log.startswith(MATCH_LOG):
+            said = log[len(MATCH_LOG):-2] if log.endswith(". ") else log[len(MATCH_LOG):]
+            if said.startswith(RANDOM_LOG):
+                guessed.add(r.id)
+            elif said != r.response:  # its own prediction: settled by the rules
+                replies[r.id] = said
+            continue
         if "settled" in spec and r.meta.get(spec.get("log", "log")) == spec["settled"]:
             continue
         if "json" in spec:  # numbers stay numbers in the object, anything else is its text
@@ -58,7 +70,7 @@ def judge_sheet_replies(sheet: Path, spec: dict) -> tuple[dict[str, str], set[st
         else:  # `values`: what a cell stands for (MathVerse's score True for the grader's "1")
             reply = text(r.meta.get(spec.get("reply", "res")))
             replies[r.id] = (spec.get("values") or {}).get(reply, reply)
-    return replies, set(), (set(replies) if "log" in spec else None)
+    return replies, guessed, ((set(replies) | guessed) if "log" in spec else None)
 
 
 def circular_judge_replies(sheet: Path, records: list) -> tuple[dict[str, str], set[str], set[str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from rulekit.core.errors import InputError, RulekitError
 from rulekit.report.reproduce.files import TREES, sheet_records, within
 from rulekit.report.reproduce.found import Artifact, Note, error_note
-from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset
+from rulekit.report.reproduce.names import Dataset, family_of, folder_model, name_dataset, parse_stem
 from rulekit.report.reproduce.published import read_report
 from rulekit.report.reproduce.registry import Family, parts_families, report_family
 
@@ -59,16 +59,15 @@ def vlmevalkit_reports(files: list[Path]):
 
 def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, Note | None]:
     """The artifact of the report `f`, or a note saying why there is none."""
-    stem = report_stem = f.name[: -len(suffix)]
-    pred = _prediction_file(f, stem)
-    model, dataset, family = _names(f, stem, variants=False)
-    if pred is None or dataset is None:  # none, or the judge's own sheet (`<stem>_<judge>.xlsx`)
-        cut, judged = _judge_named(f, stem)
-        if judged is not None:
-            stem, pred = cut, judged
-            model, dataset, family = _names(f, stem, variants=False)
-    if dataset is None:  # a known name with a suffix (a fork's variant, a per-part file), or unknown
-        model, dataset, family = _names(f, stem)
+    report_stem = f.name[: -len(suffix)]
+    # the judge suffix first (`<model>_<dataset>_<judge>_score.csv`), then the dataset: a known name or a
+    # fork's variant of one (names.parse_stem)
+    named = parse_stem(report_stem, "vlmevalkit", folder_model(report_stem, (f.parent.name, f.parent.parent.name)),
+                       lambda cut: _judge_evidence(f, report_stem, cut))
+    stem, model, dataset = named.stem, named.model, named.dataset
+    family = report_family(f.name, family_of(dataset), dataset.name if dataset else None)
+    # without `<model>_<dataset>.xlsx`, the judge's sheet (which repeats every prediction column) stands in
+    pred = _prediction_file(f, stem) or (_prediction_file(f, report_stem) if named.judge else None)
     if pred is None and family is not None and (family.score_file or {}).get("replay"):
         # verdicts replayed: the evaluation's own sheet holds the predictions with them (VGRPBench's `_openai_result`)
         pred = _result_sheet(stem, f.parent, files, report_stem)
@@ -80,7 +79,7 @@ def _report(f: Path, suffix: str, files: list[Path]) -> tuple[Artifact | None, N
                                   "`score-file:` for it in rulekit/data/benchmarks.yaml); not reproduced", True)
     said: list[str] = []
     sheet = _result_sheet(stem, f.parent, files, report_stem,
-                          ((family.score_file or {}).get("judge-sheet") if family is not None else None), said)
+                          (family.judge_sheet if family is not None else None), said)
     layout = (family.score_file or {}) if family is not None else {}
     report = read_report(f, layout.get("key") if layout.get("layout") == "rows" else None,
                          sheets=layout.get("layout") == "sheets")
@@ -101,8 +100,8 @@ def _parts_report(f: Path, suffix: str, family: Family, files: list[Path]) -> tu
                                       "not reproduced", True)
         model, dataset, own = _names(pred, stem + part)
         said: list[str] = []
-        sheet = _result_sheet(stem + part, f.parent, files, "", ((own.score_file or {}).get("judge-sheet")
-                                                                 if own is not None else None), said)
+        sheet = _result_sheet(stem + part, f.parent, files, "", (own.judge_sheet if own is not None else None),
+                               said)
         bench = dataset.name if dataset is not None else stem + part
         parts.append((name, Artifact("vlmevalkit", model or "?", bench, own, pred, f, [], sheet, dataset=dataset,
                                      notes=said)))
@@ -130,20 +129,25 @@ def _names(report: Path, stem: str, variants: bool = True) -> tuple[str, Dataset
     return model, dataset, report_family(report.name, family_of(dataset), dataset.name if dataset else None)
 
 
-def _judge_named(report: Path, stem: str) -> tuple[str, Path | None]:
-    """A report named after the judge (`<model>_VisuLogic_exact_matching_acc.csv` beside
-    `<model>_VisuLogic.xlsx`): the longest shorter stem, cut at an `_`, that has a prediction file and
-    whose family says its reports are so named (`score-file: {judge-named: true}`)."""
-    cut = stem
-    while "_" in cut:
-        cut = cut.rsplit("_", 1)[0]
-        pred = _prediction_file(report, cut)
-        if pred is not None:
-            family = _names(report, cut, variants=False)[2]
-            if family is not None and (family.score_file or {}).get("judge-named"):
-                return cut, pred
-            break
-    return stem, None
+def _judge_evidence(report: Path, report_stem: str, cut: str) -> bool:
+    """Is `<report_stem>` the prediction file `<cut>` plus a judge's name VLMEvalKit never wrote (`--judge
+    NAME`)? Yes when `<cut>.xlsx` is beside the report and either its dataset's family names its reports after
+    the judge (`score-file: {judge-named: true}`: VisuLogic's `_<judge>_acc.csv`, no judge sheet) or
+    `<report_stem>.xlsx` is the judge's per-row sheet: every column of the prediction file, and more."""
+    pred = _prediction_file(report, cut)
+    if pred is None:
+        return False
+    family = _names(report, cut, variants=False)[2]
+    if family is not None and (family.score_file or {}).get("judge-named"):
+        return True
+    sheet = _prediction_file(report, report_stem)
+    if sheet is None:
+        return False
+    try:
+        mine, theirs = sheet_records(sheet), sheet_records(pred)
+    except RulekitError:
+        return False
+    return bool(mine and theirs) and set(mine[0].meta) > set(theirs[0].meta)
 
 
 def _sheet_columns(spec: dict) -> list[str]:

@@ -1,8 +1,9 @@
 """Write lmms-eval `--log_samples` runs (results.json + samples logs) with the ORIGINAL scorers of an
 lmms-eval checkout, unchanged: `LMMS_EVAL=/path/to/lmms-eval python write_runs.py OUT_DIR RUN_ID TASK...`
 (RUN_ID the `YYYYMMDD_HHMMSS` of the file names; TASK among pope, gqa, docvqa_val, chartqa, ocrbench,
-seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa, ai2d), from a scratch folder (SEED-Bench's aggregation writes
-./seed_submission.json).
+seedbench, seedbench_2_plus, mmstar, blink_art_style, blink_counting, cv_bench_2d, muirbench, vstar_bench, mmvp, mmerealworld, realworldqa, ai2d,
+textvqa_val, ok_vqa_val2014, vizwiz_vqa_val, vqav2_val, mmmu_pro_standard, qbench_dev), from a scratch folder (SEED-Bench's aggregation writes
+./seed_submission.json). `LMMS_LOG=0.3` writes the samples lines of lmms-eval 0.3 (with `doc`; see `_line_03`).
 
 Loaded from the checkout (nothing copied): `lmms_eval/tasks/pope/utils.py` (pope_process_results and the
 five aggregations), `lmms_eval/tasks/chartqa/utils.py` (chartqa_process_results), `lmms_eval/api/metrics.py`
@@ -22,7 +23,10 @@ stubbed), `realworldqa/utils.py` (realworldqa_process_results with `_task_utils/
 classes of its filters stubbed: they are not run, its yaml's mean aggregates), `ai2d/utils.py` (ai2d_doc_to_target and
 its MultiChoiceRegexFilter, RUN as the yaml's `flexible-extract` filter on the raw reply, with
 api/instance.py, api/filter.py, api/reasoning.py, filters/extraction.py from the checkout; `datasets`
-stubbed); nothing else of lmms-eval is
+stubbed), `textvqa/utils.py`, `ok_vqa/utils.py`, `vizwiz_vqa/utils.py`, `vqav2/utils.py` (their process_results and submission
+aggregations, with `_task_utils/vqa_eval_metric.py`; `loguru` and the submission-file helper stubbed),
+`mmmu_pro/utils.py` (mmmu_pro_process_results, mmmu_pro_aggregate_results; `random` seeded 0 as simple_evaluate
+seeds it), `qbench/utils.py` (q_bench_process_results, q_bench_aggregate_results; seeded the same); nothing else of lmms-eval is
 imported. What the harness itself does, as the checkout does it (line numbers at
 75571cfe): the built-in metric call of ConfigurableTask.process_results for generate_until
 (lmms_eval/api/task.py:1673-1727: replies stripped, `references=gold` as a list, the metric's yaml kwargs),
@@ -212,7 +216,60 @@ def load_task(name):
         FILTERS[name] = ("flexible-extract", keep)
         return (builtin("exact_match", {"ignore_case": True, "ignore_punctuation": True}),
                 lambda d: ai2d.ai2d_doc_to_target(d, "mcq"), {"exact_match": mean})
+    if name in VQA_TASKS:  # EvalAI VQA accuracy; process_results edits doc["answers"] in place (logged so)
+        _stub_loguru()
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        import tempfile
+        scratch = tempfile.mkdtemp()  # the submission aggregation writes its file there
+        files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+        files.generate_submission_file = lambda name, args=None, subpath=None: os.path.join(scratch, name)
+        sys.modules["lmms_eval.tasks._task_utils.file_utils"] = files
+        _load("lmms_eval.tasks._task_utils.vqa_eval_metric", "lmms_eval/tasks/_task_utils/vqa_eval_metric.py")
+        folder, prefix = VQA_TASKS[name]
+        if folder == "vqav2":  # `import lmms_eval.tasks._task_utils.file_utils as file_utils`
+            sys.modules["lmms_eval.tasks._task_utils"].file_utils = files
+        utils = _load(f"{folder}_utils", f"lmms_eval/tasks/{folder}/utils.py")
+        # vqav2_val.yaml: process_results is vqav2_process_results_val (exact_match only)
+        process = getattr(utils, f"{prefix}_process_results" + ("_val" if folder == "vqav2" else ""))
+        # doc_to_target: "answer" names no field of these datasets: ConfigurableTask.doc_to_target renders it
+        # as a template, the text "answer"; the yaml's metric_list aggregates only exact_match (mean)
+        aggregate = {"exact_match": mean}
+        if hasattr(utils, f"{prefix}_aggregate_submissions") and folder in ("textvqa", "ok_vqa"):  # the others' yaml: none
+            submissions = getattr(utils, f"{prefix}_aggregate_submissions")
+
+            def aggregate_submissions(results):  # lmms-eval passes its CLI args (the file's path); returns None
+                return submissions(results, None)
+            aggregate_submissions.__name__ = submissions.__name__
+            aggregate["submission"] = aggregate_submissions
+        return (lambda doc, results, target: process(doc, results), lambda d: "answer", aggregate)
+    if name == "mmmu_pro_standard":  # parse_multi_choice_response with the doc's options; random.choice seeded 0
+        _stub_loguru()
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+        files.generate_submission_file = lambda *a, **k: None
+        sys.modules.setdefault("lmms_eval.tasks._task_utils.file_utils", files)
+        pro = _load("mmmu_pro_utils", "lmms_eval/tasks/mmmu_pro/utils.py")
+        import random
+        random.seed(0)  # simple_evaluate's random_seed=0 (evaluator.py), the state its random.choice draws from
+        return (lambda doc, results, target: pro.mmmu_pro_process_results(doc, results), lambda d: d["answer"],
+                {"mmmu_acc": pro.mmmu_pro_aggregate_results})
+    if name == "qbench_dev":  # parse_multi_choice_response over option0..3; random.choice seeded 0
+        _stub_packages("lmms_eval.tasks", "lmms_eval.tasks._task_utils")
+        files = types.ModuleType("lmms_eval.tasks._task_utils.file_utils")
+        files.generate_submission_file = lambda *a, **k: None
+        sys.modules.setdefault("lmms_eval.tasks._task_utils.file_utils", files)
+        qbench = _load("qbench_utils", "lmms_eval/tasks/qbench/utils.py")
+        import random
+        random.seed(0)  # simple_evaluate's random_seed=0
+        # qbench_dev.yaml's metric_list names only qbench_acc (process_results also returns `submission`)
+        return (lambda doc, results, target: qbench.q_bench_process_results(doc, results),
+                lambda d: d["correct_choice"], {"qbench_acc": qbench.q_bench_aggregate_results})
     raise SystemExit(f"unknown task {name}")
+
+
+# task -> (folder under lmms_eval/tasks, prefix of its process_results)
+VQA_TASKS = {"textvqa_val": ("textvqa", "textvqa"), "ok_vqa_val2014": ("ok_vqa", "ok_vqa"),
+             "vizwiz_vqa_val": ("vizwiz_vqa", "vizwiz_vqa"), "vqav2_val": ("vqav2", "vqav2")}
 
 
 FILTERS = {}  # task -> (filter name, the filter object whose `apply` lmms-eval calls)
@@ -247,6 +304,34 @@ def _stub_packages(*names):
         sys.modules.setdefault(name, package)
 
 
+# LMMS_LOG=0.3: the samples line of lmms-eval 0.3 (v0.3.0 2024-11-29 ... v0.3.5 2025-07-30; 0.2.4 the same keys),
+# evaluator.py evaluate() and loggers/evaluation_tracker.py save_results_samples at v0.3.5: the doc (keys holding
+# "image" left out) copied AFTER process_results ran on it, so a field the scorer edited in place is logged edited
+LOG_03 = os.environ.get("LMMS_LOG") == "0.3"
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _line_03(doc_id, doc, target, reply, filtered, metrics):
+    """One 0.3 samples line: {doc_id, doc, target, arguments, resps, filtered_resps, doc_hash, prompt_hash,
+    target_hash, <metrics>}, then save_results_samples adds `input` (the prompt), makes `arguments` the
+    enumerate() of the generation kwargs (their key names by position) and `target` str()."""
+    prompt = doc.get("question", "")
+    gen_kwargs = {"until": ["ASSISTANT:"]}
+    line = {"doc_id": doc_id, "doc": {k: v for k, v in doc.items() if "image" not in k},
+            "target": target, "arguments": [prompt, gen_kwargs, doc_id], "resps": [[reply]],
+            "filtered_resps": [filtered],
+            "doc_hash": _hash(json.dumps(doc, indent=2, ensure_ascii=False)), "prompt_hash": _hash(prompt),
+            "target_hash": _hash(str(target))}
+    line.update(metrics)
+    line["input"] = line["arguments"][0]
+    line["arguments"] = {key: value for key, value in enumerate(line["arguments"][1])}
+    line["target"] = str(line["target"])
+    return line
+
+
 def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results, configs, n_samples = {}, {}, {}
@@ -262,14 +347,17 @@ def run(out: Path, data: dict, tasks: list[str], date: str) -> None:
                 metrics = process(doc, [filtered], target)
                 for k, v in metrics.items():
                     per_metric.setdefault(k, []).append(v)
-                line = {"doc_id": doc_id, "target": str(target)}
-                if filtered != reply:  # save_results_samples keeps `resps` only when the filter changed the reply
-                    line["resps"] = [reply]
-                line |= {"filtered_resps": filtered,
-                        "token_counts": [None],
-                        "doc_hash": hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()}
-                line.update(metrics)
-                line["input"] = doc.get("question", "")
+                if LOG_03:
+                    line = _line_03(doc_id, doc, target, reply, filtered, metrics)
+                else:
+                    line = {"doc_id": doc_id, "target": str(target)}
+                    if filtered != reply:  # save_results_samples keeps `resps` only when the filter changed it
+                        line["resps"] = [reply]
+                    line |= {"filtered_resps": filtered,
+                            "token_counts": [None],
+                            "doc_hash": hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()}
+                    line.update(metrics)
+                    line["input"] = doc.get("question", "")
                 f.write(json.dumps(line, ensure_ascii=False) + "\n")
         values = {"alias": task}
         for metric, agg in aggregations.items():
