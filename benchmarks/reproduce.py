@@ -11,7 +11,8 @@ scored and compared with its published numbers like the original. Each command r
 process, `--rounds` times; the table gives the best round's wall seconds, its CPU seconds (user + system,
 the children's rusage before and after) and its peak resident memory (VmHWM, printed by the process itself at exit: ru_maxrss would
 carry this script's peak across fork+exec). "old" is `--old-ref`'s rulekit/ (git archive, put first on
-PYTHONPATH); "new" is this checkout; "openpyxl" reads every sheet of the work dir with openpyxl's read-only
+PYTHONPATH); "new" is this checkout, with `--workers 1` and with its default (one worker per CPU; CPU seconds then
+count the workers too, and the peak is the parent's / the largest worker's); "openpyxl" reads every sheet of the work dir with openpyxl's read-only
 `iter_rows(values_only=True)` and does nothing else — the plain-Python floor of any scorer that reads the
 sheets as VLMEvalKit (pandas.read_excel) does. The old and new runs must print the same numbers (checked).
 Byte-compiled modules are written and used as a user's install does (PYTHONDONTWRITEBYTECODE is dropped for
@@ -37,11 +38,13 @@ _RUN = r"""
 import atexit, json, sys
 def _peak():
     hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
-    print("PEAK " + json.dumps({"peak_mb": int(hwm[0].split()[1]) / 1024 if hwm else 0,
+    import resource  # the workers (`--workers`), joined before exit: the largest one's peak
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print("PEAK " + json.dumps({"peak_mb": int(hwm[0].split()[1]) / 1024 if hwm else 0, "worker_mb": kids,
                                  "rulekit": sys.modules["rulekit"].__file__ if "rulekit" in sys.modules else None}),
           file=sys.stderr)
 atexit.register(_peak)
-kind, workdir = sys.argv[1], sys.argv[2]
+kind, workdir, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
 if kind == "openpyxl":
     import pathlib, openpyxl
     rows = 0
@@ -54,7 +57,7 @@ if kind == "openpyxl":
     print(f"{rows} rows")
 else:
     import runpy
-    sys.argv = ["rulekit", "reproduce", workdir]
+    sys.argv = ["rulekit", "reproduce", workdir, *extra]
     runpy.run_module("rulekit", run_name="__main__")
 """
 
@@ -77,18 +80,18 @@ def make_workdir(dest: Path, copies: int) -> int:
     return rows
 
 
-def run(kind: str, workdir: Path, pythonpath: Path | None) -> dict:
+def run(kind: str, workdir: Path, pythonpath: Path | None, extra: tuple = ()) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: modules compiled once, not on every start
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath) + os.pathsep + env.get("PYTHONPATH", "")
     w0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _RUN, kind, str(workdir)], cwd=workdir.parent, env=env,
+    proc = subprocess.Popen([sys.executable, "-c", _RUN, kind, str(workdir), *extra], cwd=workdir.parent, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = proc.communicate()
     wall = time.perf_counter() - w0
     peak = json.loads(next(line for line in err.decode().splitlines() if line.startswith("PEAK "))[5:])
-    return {"wall_s": wall, "peak_mb": peak["peak_mb"], "module": peak["rulekit"],
+    return {"wall_s": wall, "peak_mb": peak["peak_mb"], "worker_mb": peak["worker_mb"], "module": peak["rulekit"],
             "stdout": out.decode(), "rc": proc.returncode}
 
 
@@ -110,9 +113,10 @@ def main() -> None:
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         results: dict[str, dict] = {}
         for _ in range(args.rounds):
-            for kind, path in (("openpyxl", None), ("old", old), ("new", None)):
+            for kind, path, extra in (("openpyxl", None, ()), ("old", old, ()), ("new-1", None, ("--workers", "1")),
+                                      ("new", None, ())):
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                r = run("openpyxl" if kind == "openpyxl" else "rulekit", workdir, path)
+                r = run("openpyxl" if kind == "openpyxl" else "rulekit", workdir, path, extra)
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 r["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
                 if kind == "old":
@@ -121,6 +125,8 @@ def main() -> None:
                     raise SystemExit(f"{kind}: two rounds printed different output")
                 if kind not in results or r["wall_s"] < results[kind]["wall_s"]:
                     results[kind] = r
+        if results["new-1"]["stdout"] != results["new"]["stdout"]:
+            raise SystemExit("--workers 1 and the default printed different output")
         if results["old"]["stdout"] != results["new"]["stdout"]:
             import difflib
             sys.stdout.writelines(difflib.unified_diff(results["old"]["stdout"].splitlines(True),
@@ -131,14 +137,17 @@ def main() -> None:
           f"{summary[0].strip() if summary else '?'}; old = {args.old_ref}; best of {args.rounds}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print()
-    print("| run | wall s | CPU s | peak MB |")
+    print("| run | wall s | CPU s | peak MB (process / largest worker) |")
     print("|---|---:|---:|---:|")
     for kind, label in (("openpyxl", "openpyxl reads the sheets (nothing else)"),
-                        ("old", f"rulekit reproduce, {args.old_ref}"), ("new", "rulekit reproduce, this checkout")):
+                        ("old", f"rulekit reproduce, {args.old_ref}"),
+                        ("new-1", "rulekit reproduce --workers 1, this checkout"),
+                        ("new", f"rulekit reproduce (default: --workers {len(os.sched_getaffinity(0))}), this checkout")):
         r = results[kind]
-        print(f"| {label} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['peak_mb']:.0f} |")
+        kids = f" / {r['worker_mb']:.0f}" if kind.startswith("new") and r["worker_mb"] else ""
+        print(f"| {label} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['peak_mb']:.0f}{kids} |")
     if args.json:
-        Path(args.json).write_text(json.dumps({k: {x: v for x, v in r.items() if x in ("wall_s", "cpu_s", "peak_mb")}
+        Path(args.json).write_text(json.dumps({k: {x: v for x, v in r.items() if x in ("wall_s", "cpu_s", "peak_mb", "worker_mb")}
                                                for k, r in results.items()}, indent=1))
 
 

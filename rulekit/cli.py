@@ -721,9 +721,12 @@ def test(rulesets, case_files):
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown", "html"]), default="table",
               show_default=True, help="html: one self-contained page (no network, no script) carrying the json as data.")
+@click.option("--workers", type=click.IntRange(0, 256), default=0,
+              help="Worker processes, each reading and scoring whole files (default 0: one per CPU); the output is "
+                   "the same with any number.")
 @where_option
 @user_errors
-def reproduce(paths, fmt, where):
+def reproduce(paths, fmt, workers, where):
     """Give back the numbers a framework published, from its own files.
 
     PATHS are work dirs (or report/prediction files) of VLMEvalKit, lmms-eval and MMEvalPro, any
@@ -740,7 +743,11 @@ def reproduce(paths, fmt, where):
     from rulekit.report.reproduce import reproduce as run_reproduce
 
     flt = _where(where)
-    rows, notes = run_reproduce(list(paths), where=flt)
+    if not workers:
+        from rulekit.run.parallel import default_workers
+
+        workers = default_workers()
+    rows, notes = run_reproduce(list(paths), where=flt, workers=workers)
     if flt is not None:
         notes = [f"--where {where}: kept {flt.kept:,} of {flt.read:,} prediction files"] + notes
     if not rows:

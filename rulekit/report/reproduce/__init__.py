@@ -20,13 +20,15 @@ file stem); `files`, `published` (a report's numbers) and `found` (Artifact, Row
 framework's file layout (`vlmevalkit`, `lmms_eval`, `mmevalpro`) and `artifacts`, which walks the
 work dirs and hands each layout its files; `numbers` (our value of each published number), `sheets`
 (what a framework's per-row sheet says), `replay` (its judge replies replayed); `generations` (every
-generation scored, one chosen) and `render`.
+generation scored, one chosen), `pool` (the files read and scored apart, in
+forked workers with `workers` > 1, and merged in their order) and `render`.
 """
 from __future__ import annotations
 
 from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.found import HEADLINES, Artifact, Row, is_headline
-from rulekit.report.reproduce.generations import Scored, generation, reproduce, rows_of, score_artifact
+from rulekit.report.reproduce.generations import Scored, generation, rows_of, score_artifact
+from rulekit.report.reproduce.pool import artifact_record, reproduce
 from rulekit.report.reproduce.names import split_name
 from rulekit.report.reproduce.published import Published, is_finite_number, read_report
 from rulekit.report.reproduce.registry import Family, families_for, registry

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rulekit.core.terminal import plural
-from rulekit.report.reproduce.artifacts import find_artifacts
 from rulekit.report.reproduce.files import kept_records
 from rulekit.report.reproduce.found import Artifact, Note, Row, error_note, is_headline
 from rulekit.report.reproduce.index_join import INDEX_JOIN, index_joined, repeated_ids
@@ -305,6 +304,22 @@ def table_writers(spec: dict) -> list[tuple[str | None, dict]]:
             for name, own in spec["writers"].items()]
 
 
+def tied_generations(sc: Scored) -> list[str]:
+    """The generations `rows_of` chooses among by its `prefer` list, in the order it would fall back on them:
+    those of the complete candidates (every number given back) tied on the sheet distance, the run's date
+    and the report writer's date; [] when no candidate is complete (then `prefer` changes nothing).
+    `rows_of(sc, prefer)` equals `rows_of(sc, [g])` for g the first of these by `prefer`'s rank (the first
+    listed when `prefer` names none of them): what lets a file be scored apart from the others of its run."""
+    era = era_of(sc.art)
+    keys = [(sc.distance(s), _era_rank(s[0].ruleset, era), _writer_rank(s[0].ruleset, sc.writers.get(id(s))))
+            for s in sc.candidates if all(s[2].values())]
+    if not keys:
+        return []
+    low = min(keys)
+    complete = [s for s in sc.candidates if all(s[2].values())]
+    return list(dict.fromkeys(generation(s[0].ruleset) for s, k in zip(complete, keys) if k == low))
+
+
 def rows_of(sc: Scored, prefer: list[str] = ()) -> list[Row]:
     """One Row per published number of `sc.art`, with the generation chosen: every number given back,
     then the least disagreement with the framework's result sheet, then `prefer` (the generation that
@@ -457,41 +472,6 @@ def _distance(ours: dict, numbers: list[Published]) -> float:
         v = ours[(n.split, n.metric)]
         total += abs((v if v is not None else 0.0) - (n.value / 100 if n.value > 1 else n.value))
     return total
-
-
-def reproduce(paths: list[str], where=None) -> tuple[list[Row], list[Note]]:
-    """Every published number under `paths`, reproduced or not, and notes on what was skipped.
-
-    Files of one framework are taken as one run: where several generations give a file back, the
-    one that gives back the most files of that framework is named for all of them. A file that cannot
-    be read or scored never ends the run: its numbers are rows with nothing reproduced and a note
-    saying why (the file, its line, the error). `where` (a `rulekit.run.where.RecordFilter`, `--where`)
-    keeps the prediction files it holds for, each read as a record (`artifact_record`)."""
-    from collections import Counter
-
-    artifacts, notes = find_artifacts(paths)
-    if where is not None:
-        artifacts = [art for art in artifacts if where(artifact_record(art))]
-    loaded: dict = {}  # each ruleset compiled once for the whole run (0.3 s of 3.5 on a 48k-row work dir)
-    scored = [_guarded(lambda art: score_artifact(art, loaded), art) for art in artifacts]
-    rows = []
-    for sc in scored:
-        votes = Counter(g for other in scored if other.art.framework == sc.art.framework for g in other.best())
-        order = sorted(votes, key=lambda g: -votes[g])  # stable: ties keep the registry's order
-        try:
-            rows += rows_of(sc, order)
-        except Exception as exc:  # a result sheet that cannot be read while comparing: this file only
-            rows += rows_of(_failed(sc.art, exc))
-    return rows, notes
-
-
-def artifact_record(art: Artifact):
-    """A prediction file as `--where` reads it: a record whose `id` is the file's name, with its model,
-    benchmark and `meta.framework` (`meta.report`: the report file's name)."""
-    from rulekit.core.records import Record
-
-    return Record(art.predictions.name, "open", "", None, None, benchmark=art.benchmark, model=art.model,
-                  meta={"framework": art.framework, "report": art.report.name}, where=str(art.predictions))
 
 
 def _guarded(score, art: Artifact) -> Scored:
