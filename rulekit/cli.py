@@ -724,9 +724,11 @@ def test(rulesets, case_files):
 @click.option("--workers", type=click.IntRange(0, 256), default=0,
               help="Worker processes, each reading and scoring whole files (default 0: one per CPU); the output is "
                    "the same with any number.")
+@click.option("--wide", is_flag=True, help="The full table: model, benchmark, ruleset and delta in columns of their own "
+                                        "(200 columns) instead of a heading per report.")
 @where_option
 @user_errors
-def reproduce(paths, fmt, workers, where):
+def reproduce(paths, fmt, workers, where, wide):
     """Give back the numbers a framework published, from its own files.
 
     PATHS are work dirs (or report/prediction files) of VLMEvalKit, lmms-eval and MMEvalPro, any
@@ -761,7 +763,7 @@ def reproduce(paths, fmt, workers, where):
     elif fmt == "markdown":
         _echo(render_markdown(rows, notes), nl=False)
     else:
-        render_table(rows, notes, _out())
+        render_table(rows, notes, _out(wide), wide=wide)
     click.get_current_context().exit(exit_code(rows, notes))
 
 

@@ -91,3 +91,40 @@ def test_the_terminal_report_ends_with_the_seed_the_input_and_the_command():
     narrow = _run("eval", "-r", "vlmevalkit", "--seed", "7", "rulekit/data/sample.jsonl")
     assert _widest(narrow) <= 80 and "command: rulekit eval" in narrow
     assert '"command"' not in _run("eval", "-r", "vlmevalkit", "--seed", "7", "--format", "json")  # JSON unchanged
+
+
+def _reproduce(*args, columns="80"):
+    result = CliRunner(env={"COLUMNS": columns}).invoke(main, ["reproduce", "--workers", "1", *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_reproduce_table_fits_80_columns_with_every_digit(tmp_path):
+    """A heading per report (model · benchmark · generation with its dates), then metric, split where there
+    is one, both numbers in full digits and ✓; no delta column when everything matched."""
+    out = _reproduce("../shared/realfiles/vlmevalkit/vila_8b")
+    assert _widest(out) <= 80, out
+    assert "…" not in out
+    assert "vila_8b · MMStar · vlmevalkit@v1 (2024-02-04 – 2025-08-04)" in out
+    assert re.search(r"^Overall +0\.4166666666666667 +0\.4166666666666667 +✓$", out, re.M), out
+    assert re.search(r"^Overall +test +0\.7258304412493802 +0\.7258304412493802 +✓$", out, re.M), out
+    assert "delta" not in out and "split" in out
+    assert re.search(r"^\d+/\d+ numbers reproduced$", out, re.M), out
+
+
+def test_reproduce_table_shows_delta_only_where_a_number_differs_and_wide_keeps_the_columns(tmp_path):
+    import shutil
+
+    work = tmp_path / "vila_8b"
+    shutil.copytree("../shared/realfiles/vlmevalkit/vila_8b", work)
+    acc = work / "vila_8b_MMStar_acc.csv"
+    acc.write_text(acc.read_text().replace('"0.668"', '"0.5"'))
+    out = _reproduce(str(work))
+    assert _widest(out) <= 80, out
+    mmstar = out.split("vila_8b · MMStar")[1].split("vila_8b · ScienceQA_TEST")[0]
+    assert "delta" in mmstar and re.search(r"^coarse perception +0\.5 +0\.7 +\+0\.168000 +✗$", mmstar, re.M), mmstar
+    science = out.split("vila_8b · ScienceQA_TEST")[1]
+    assert "delta" not in science.split("\n\n")[0]
+    wide = _reproduce(str(work), "--wide", columns="80")
+    assert re.search(r"┃ model +┃ benchmark +┃ metric +┃ split +┃ +reported ┃ +reproduced ┃ +delta ┃ ruleset", wide), wide
+    assert "│ vila_8b │ MMStar" in wide

@@ -53,28 +53,19 @@ def _named(row: Row) -> str:
     return f"{name} ({g['from']} – {g['until'] or 'now'})" if g else name
 
 
-def render_table(rows: list[Row], notes: list[str], console) -> None:
-    """One line per published number (Overall first, then categories), notes under it."""
-    from rich.table import Table
+def render_table(rows: list[Row], notes: list[str], console, wide: bool = False) -> None:
+    """One line per published number (Overall first, then categories), notes under it. Compact by default
+    (80 columns: a heading line per report naming the model, benchmark and the generation that gave it
+    back, then metric, split where there is one, both numbers in full and ✓/✗, the difference only where
+    one differs); `wide` (`--wide`): one table with every column."""
     from rich.text import Text
 
     if not rows:
         for note in notes:
             console.print(Text(f"note: {note}"))
         return
-    table = Table(title="rulekit reproduce", title_justify="left")
-    for col, justify in (("model", "left"), ("benchmark", "left"), ("metric", "left"), ("split", "left"),
-                         ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
-                         ("", "left")):
-        table.add_column(col, justify=justify)
-    label = _benchmark_labels(rows)
-    for row in sorted(rows, key=lambda r: (r.file, r.report, r.split, not is_headline(r), r.metric)):
-        ours = row.shown()
-        delta = f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
-        table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
-                      same_digits(row.reported, ours), delta, Text(_named(row)),
-                      Text("✓" if row.matched else "✗", style="green" if row.matched else "red"))
-    console.print(table)
+    ordered = sorted(rows, key=lambda r: (r.file, r.report, r.split, not is_headline(r), r.metric))
+    (_wide_table if wide else _compact_tables)(ordered, console)
     console.print(Text(summary_line(rows, notes), style="bold"))
     seen = set()
     for row in rows:
@@ -84,6 +75,67 @@ def render_table(rows: list[Row], notes: list[str], console) -> None:
                 console.print(Text(f"{Path(row.file).name}: {note}"))
     for note in notes:
         console.print(Text(f"note: {note}"))
+
+
+def _delta(row: Row) -> str:
+    ours = row.shown()
+    return f"{ours - float(row.reported):+.6f}" if ours is not None else "-"
+
+
+def _mark(row: Row):
+    from rich.text import Text
+
+    return Text("✓" if row.matched else "✗", style="green" if row.matched else "red")
+
+
+def _wide_table(rows: list[Row], console) -> None:
+    """Every row in one table: model, benchmark, metric, split, reported, reproduced, delta, ruleset."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="rulekit reproduce", title_justify="left")
+    for col, justify in (("model", "left"), ("benchmark", "left"), ("metric", "left"), ("split", "left"),
+                         ("reported", "right"), ("reproduced", "right"), ("delta", "right"), ("ruleset", "left"),
+                         ("", "left")):
+        table.add_column(col, justify=justify)
+    label = _benchmark_labels(rows)
+    for row in rows:
+        table.add_row(Text(row.model), Text(label[id(row)]), Text(row.metric), Text(row.split), row.reported,
+                      same_digits(row.reported, row.shown()), _delta(row), Text(_named(row)), _mark(row))
+    console.print(table)
+
+
+def _compact_tables(rows: list[Row], console) -> None:
+    """A heading per (model, benchmark, generation), then a borderless table of its numbers; the `split`
+    column only where a row has one, `delta` only where a number differs. Metric names fold, numbers never."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    label = _benchmark_labels(rows)
+    groups: dict[tuple, list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.model, label[id(row)], _named(row)), []).append(row)
+    console.print(Text("rulekit reproduce", style="bold"))
+    for (model, benchmark, named), members in groups.items():
+        console.print(Text(f"{model} · {benchmark} · {named}"), overflow="fold")
+        splits = any(r.split not in ("", "none") for r in members)
+        deltas = any(not r.matched for r in members)
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 2))
+        table.add_column("metric", overflow="fold", ratio=1, min_width=8)
+        if splits:
+            table.add_column("split", overflow="fold", max_width=14)
+        table.add_column("reported", justify="right", no_wrap=True)
+        table.add_column("reproduced", justify="right", no_wrap=True)
+        if deltas:
+            table.add_column("delta", justify="right", no_wrap=True)
+        table.add_column("", no_wrap=True)
+        for row in members:
+            cells = [Text(row.metric)] + ([Text(row.split)] if splits else [])
+            cells += [row.reported, same_digits(row.reported, row.shown())]
+            cells += ([_delta(row)] if deltas else []) + [_mark(row)]
+            table.add_row(*cells)
+        console.print(table)
 
 
 def render_markdown(rows: list[Row], notes: list[str]) -> str:
