@@ -248,14 +248,16 @@ def _serve(conn, inherited: list) -> None:
             conn.send(RuntimeError(f"in a worker: {part!r}"))
 
 
-class _Workers:
+class Workers:
     """`n` forked processes, each with its own pipe: chunk k goes to worker k % n and its part comes back
     on that pipe, so parts are read in input order with nothing shared between processes. Stopping them
     is a kill: multiprocessing.Pool's terminate waits on its task queue's lock, which an idle worker holds
     while it reads (a run that stopped on a bad line could hang there), and Pool waits forever for a
-    worker that was killed; here a dead worker's pipe ends and the run says so (E510)."""
+    worker that was killed; here a dead worker's pipe ends and the run says so (E510). `serve(conn,
+    inherited)` is each worker's loop (default: deciding chunks); it must return when it receives None,
+    which `stop` sends. `reproduce --workers` starts its own loop the same way (report/reproduce/pool.py)."""
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, serve=None):
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
@@ -263,7 +265,7 @@ class _Workers:
         self.procs: list = []
         for _ in range(n):
             mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(theirs, list(self.conns)), daemon=True)
+            proc = ctx.Process(target=serve or _serve, args=(theirs, list(self.conns)), daemon=True)
             proc.start()
             theirs.close()
             self.conns.append(mine)
@@ -305,7 +307,7 @@ class _Workers:
             conn.close()
 
 
-def _in_order(workers: _Workers, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
+def _in_order(workers: Workers, chunks: Iterator[Chunk], window: int) -> Iterator[_Part]:
     """Each chunk's part, in input order, with at most `window` chunks handed out and not yet taken
     back (finished parts would otherwise pile up whenever this process writes more slowly than the
     workers decide). `window` is a multiple of the worker count, so each worker holds the same share."""
@@ -386,7 +388,7 @@ def _evaluate_split(rulesets, paths, fields, seed, output_dir, on_progress, max_
         with ExitStack() as stack:
             writers = open_writers(stack, rulesets, output_dir)
             gc.freeze()  # forked workers then leave the inherited objects alone: no collection walks them
-            pool = _Workers(workers)
+            pool = Workers(workers)
             finished = False
             try:
                 for part in _in_order(pool, chunks(), window=2 * workers):

@@ -134,36 +134,29 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
     one whose outcome would not pass as plain data, or left when every worker has ended, is scored here."""
     import gc
     import marshal
-    import multiprocessing
     from multiprocessing.connection import wait
 
     from rulekit.core.errors import Loc, warn
+    from rulekit.run.parallel import Workers
 
     global _JOB
-    ctx = multiprocessing.get_context("fork")
     todo = sorted(range(len(artifacts)), key=lambda i: (-_size(artifacts[i]), i))
     results: list = [None] * len(artifacts)
     died: set[int] = set()
     _JOB = (artifacts, loaded)
     gc.collect()
     gc.freeze()  # the workers leave the inherited objects alone: no collection walks (and copies) them
-    conns, procs = [], []
+    pool = None
     finished = False
     try:
-        for _ in range(n):
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(theirs, list(conns)), daemon=True)
-            proc.start()
-            theirs.close()
-            conns.append(mine)
-            procs.append(proc)
-        idle, busy = list(conns), {}
+        pool = Workers(n, serve=_serve)
+        idle, busy = list(pool.conns), {}
         while todo or busy:
             while idle and todo:
                 conn = idle.pop(0)
                 i = todo.pop(0)
                 try:
-                    conn.send_bytes(str(i).encode())
+                    conn.send(i)
                 except OSError:  # the worker has ended while idle: the file goes to another one
                     todo.insert(0, i)
                     continue
@@ -181,20 +174,8 @@ def _in_workers(artifacts: list[Artifact], loaded: dict, n: int) -> list[dict]:
                 idle.append(conn)
         finished = True
     finally:  # asked to stop after a finished run; killed on an error or Ctrl-C (a worker may be mid-file)
-        for conn, proc in zip(conns, procs):
-            if not finished:
-                proc.kill()
-                continue
-            try:
-                conn.send_bytes(b"")
-            except OSError:
-                pass
-        for conn, proc in zip(conns, procs):
-            proc.join(timeout=10 if finished else None)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-            conn.close()
+        if pool is not None:
+            pool.stop(finished)
         gc.unfreeze()
         _JOB = None
     for i, art in enumerate(artifacts):  # in the files' order, as one process warns and scores them
@@ -220,8 +201,8 @@ def _died(art: Artifact) -> dict:
 
 
 def _serve(conn, inherited: list) -> None:
-    """A worker's loop: an artifact's index from `conn`, its outcome back (empty bytes: score it in the
-    parent), until the parent sends empty bytes or goes away."""
+    """A worker's loop: an artifact's index from `conn` (sent by this run's parent), its outcome back as
+    marshal bytes (empty bytes: score it in the parent), until the parent sends None or goes away."""
     import marshal
     import signal
 
@@ -234,14 +215,14 @@ def _serve(conn, inherited: list) -> None:
     artifacts, loaded = _JOB  # type: ignore[misc]
     while True:
         try:
-            msg = conn.recv_bytes()
+            msg = conn.recv()
         except (EOFError, OSError):
             return
-        if not msg:
+        if msg is None:
             return
         WARNINGS.found.clear()  # this file's warnings only (W313: formula cells without a value), sent back
         try:
-            out = file_outcome(artifacts[int(msg)], loaded)
+            out = file_outcome(artifacts[msg], loaded)
             out["warnings"] = [(code, count, what, first, None if loc is None else (loc.file, loc.line, loc.col))
                                for code, (count, what, first, loc) in WARNINGS.found.items()]
             data = marshal.dumps(out)
